@@ -1,0 +1,1 @@
+//! `.npy` reading and writing (in progress).
