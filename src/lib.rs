@@ -1,4 +1,34 @@
 //! ndsimd: N-dimensional arrays whose hot loops are per-architecture SIMD kernels.
+//!
+//! ```
+//! use ndsimd::{s, Array};
+//! let a = Array::from_shape_vec(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+//! let row = Array::from_vec(vec![10.0, 20.0, 30.0]);
+//! let b = a.add(&row)?;                        // NumPy broadcasting
+//! assert_eq!(b.to_vec(), vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+//! let c = &b.slice(s![.., ..;-1])? * 2.0;      // views share data; operators too
+//! assert_eq!(c.get(&[0, 0]), Some(&66.0));
+//! # Ok::<(), ndsimd::Error>(())
+//! ```
+#![warn(missing_docs)]
+
 pub use ndsimd_kernels as kernels;
 
+mod array;
+mod dim;
+mod element;
+mod error;
+mod fmt;
+mod info;
 pub mod npy;
+mod ops;
+mod shape;
+mod slice;
+
+pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, MAX_NDIM};
+pub use element::Element;
+pub use error::{Error, Result};
+pub use info::{info, Info};
+pub use ops::{IntoOperand, Operand};
+pub use shape::CowArray;
+pub use slice::{NewAxis, SliceArg};

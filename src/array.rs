@@ -1,0 +1,742 @@
+//! `ArrayBase` and its three faces: `Array` (owned), `ArrayView` and `ArrayViewMut`.
+
+use crate::dim::{c_strides, size_of_shape, Dim, Strides};
+use crate::error::{Error, Result};
+use crate::Element;
+
+/// The most axes an array may have (NumPy's limit).
+pub const MAX_NDIM: usize = 64;
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T> Sealed for Vec<T> {}
+    impl<T> Sealed for &[T] {}
+    impl<T> Sealed for &mut [T] {}
+}
+
+/// Storage an array can read: `Vec<T>`, `&[T]` or `&mut [T]`. Sealed.
+pub trait Data: sealed::Sealed {
+    /// The element type.
+    type Elem: Element;
+    #[doc(hidden)]
+    fn storage(&self) -> &[Self::Elem];
+}
+
+/// Storage an array can write: `Vec<T>` or `&mut [T]`. Sealed.
+pub trait DataMut: Data {
+    #[doc(hidden)]
+    fn storage_mut(&mut self) -> &mut [Self::Elem];
+}
+
+impl<T: Element> Data for Vec<T> {
+    type Elem = T;
+    #[inline]
+    fn storage(&self) -> &[T] {
+        self
+    }
+}
+impl<T: Element> DataMut for Vec<T> {
+    #[inline]
+    fn storage_mut(&mut self) -> &mut [T] {
+        self
+    }
+}
+impl<T: Element> Data for &[T] {
+    type Elem = T;
+    #[inline]
+    fn storage(&self) -> &[T] {
+        self
+    }
+}
+impl<T: Element> Data for &mut [T] {
+    type Elem = T;
+    #[inline]
+    fn storage(&self) -> &[T] {
+        self
+    }
+}
+impl<T: Element> DataMut for &mut [T] {
+    #[inline]
+    fn storage_mut(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+/// An N-dimensional array over some storage: see [`Array`], [`ArrayView`] and
+/// [`ArrayViewMut`].
+///
+/// Row-major by default, with arbitrary strides counted in elements (negative
+/// strides allowed), and a dynamic number of axes (`0..=MAX_NDIM`; up to six are
+/// stored inline without a heap allocation).
+///
+/// Every element the array can reach lies inside its storage: all access is
+/// bounds-checked slice indexing, so no layout can read out of bounds.
+pub struct ArrayBase<S: Data> {
+    pub(crate) data: S,
+    pub(crate) offset: usize,
+    pub(crate) dim: Dim,
+    pub(crate) strides: Strides,
+}
+
+/// An owned array.
+///
+/// ```
+/// use ndsimd::Array;
+/// let a = Array::from_shape_vec(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+/// assert_eq!(a.shape(), &[2, 3]);
+/// assert_eq!(a.get(&[1, 2]), Some(&6.0));
+/// ```
+pub type Array<T> = ArrayBase<Vec<T>>;
+
+/// A read-only view borrowing an array's data.
+///
+/// ```
+/// use ndsimd::{s, Array};
+/// let a = Array::<f64>::arange(0.0, 6.0, 1.0).unwrap().into_shape(&[2, 3]).unwrap();
+/// let col = a.slice(s![.., 1]).unwrap();
+/// assert_eq!(col.to_vec(), vec![1.0, 4.0]);
+/// ```
+pub type ArrayView<'a, T> = ArrayBase<&'a [T]>;
+
+/// A mutable view borrowing an array's data.
+///
+/// ```
+/// use ndsimd::{s, Array};
+/// let mut a = Array::<f64>::zeros(&[2, 2]);
+/// a.slice_mut(s![.., 0]).unwrap().fill(7.0);
+/// assert_eq!(a.to_vec(), vec![7.0, 0.0, 7.0, 0.0]);
+/// ```
+pub type ArrayViewMut<'a, T> = ArrayBase<&'a mut [T]>;
+
+pub(crate) fn check_ndim(n: usize) -> Result<()> {
+    if n > MAX_NDIM {
+        return Err(Error::InvalidArgument(format!(
+            "an array may have at most {MAX_NDIM} dimensions, {n} were asked for"
+        )));
+    }
+    Ok(())
+}
+
+/// Resolves a possibly negative `axis` against `ndim` axes.
+pub(crate) fn normalize_axis(axis: isize, ndim: usize) -> Result<usize> {
+    let n = ndim as isize;
+    if axis < -n || axis >= n {
+        return Err(Error::AxisOutOfRange { axis, ndim });
+    }
+    Ok(if axis < 0 { axis + n } else { axis } as usize)
+}
+
+// ---------------------------------------------------------------- constructors
+
+impl<T: Element> Array<T> {
+    /// An array of `shape` from elements in row-major order.
+    ///
+    /// Errors with [`Error::LengthMismatch`] when `v.len()` is not the product of
+    /// `shape`.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// assert!(Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0]).is_err());
+    /// ```
+    pub fn from_shape_vec(shape: &[usize], v: Vec<T>) -> Result<Self> {
+        check_ndim(shape.len())?;
+        if size_of_shape(shape) != Some(v.len()) {
+            return Err(Error::LengthMismatch {
+                shape: shape.to_vec(),
+                len: v.len(),
+            });
+        }
+        Ok(Self::from_parts_standard(shape, v))
+    }
+
+    pub(crate) fn from_parts_standard(shape: &[usize], v: Vec<T>) -> Self {
+        ArrayBase {
+            data: v,
+            offset: 0,
+            dim: Dim::from_slice(shape),
+            strides: c_strides(shape),
+        }
+    }
+
+    /// A 1-D array owning `v`.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
+    /// assert_eq!(a.shape(), &[2]);
+    /// ```
+    pub fn from_vec(v: Vec<T>) -> Self {
+        let n = v.len();
+        Self::from_parts_standard(&[n], v)
+    }
+
+    /// An array of `shape` filled with `x`.
+    ///
+    /// Panics if `shape` has more than [`MAX_NDIM`] axes or its size overflows
+    /// `usize`, as `vec!` does.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_elem(&[2, 2], 1.5f32);
+    /// assert_eq!(a.to_vec(), vec![1.5; 4]);
+    /// ```
+    pub fn from_elem(shape: &[usize], x: T) -> Self {
+        if let Err(e) = check_ndim(shape.len()) {
+            panic!("{e}");
+        }
+        let n = size_of_shape(shape).expect("array size overflows usize");
+        Self::from_parts_standard(shape, vec![x; n])
+    }
+
+    /// NumPy's `full`: the same as [`from_elem`](Self::from_elem).
+    ///
+    /// ```
+    /// let a = ndsimd::Array::full(&[3], 2.0);
+    /// assert_eq!(a.to_vec(), vec![2.0, 2.0, 2.0]);
+    /// ```
+    pub fn full(shape: &[usize], x: T) -> Self {
+        Self::from_elem(shape, x)
+    }
+
+    /// An array of zeros.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f64>::zeros(&[2, 0, 3]);
+    /// assert_eq!(a.len(), 0);
+    /// ```
+    pub fn zeros(shape: &[usize]) -> Self {
+        Self::from_elem(shape, T::zero())
+    }
+
+    /// An array of ones.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f32>::ones(&[2]);
+    /// assert_eq!(a.to_vec(), vec![1.0, 1.0]);
+    /// ```
+    pub fn ones(shape: &[usize]) -> Self {
+        Self::from_elem(shape, T::one())
+    }
+
+    /// NumPy's `arange`: `start, start + step, ...` while below `stop` (above it
+    /// for a negative step). The length is `ceil((stop - start) / step)`, as NumPy.
+    ///
+    /// Errors when `step` is zero or any argument is not finite.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::arange(0.0, 1.0, 0.25).unwrap();
+    /// assert_eq!(a.to_vec(), vec![0.0, 0.25, 0.5, 0.75]);
+    /// assert!(ndsimd::Array::arange(0.0, 1.0, 0.0).is_err());
+    /// ```
+    pub fn arange(start: T, stop: T, step: T) -> Result<Self> {
+        if step == T::zero() || !start.is_finite() || !stop.is_finite() || !step.is_finite() {
+            return Err(Error::InvalidArgument(format!(
+                "arange needs finite arguments and a non-zero step (got start {start}, stop {stop}, step {step})"
+            )));
+        }
+        let n = ((stop - start) / step).ceil();
+        let n = if n > T::zero() {
+            n.to_usize().ok_or_else(|| {
+                Error::InvalidArgument(format!("arange of {n} elements is too large"))
+            })?
+        } else {
+            0
+        };
+        // NumPy computes element i as start + i*step (not by repeated addition).
+        let v = (0..n)
+            .map(|i| start + T::from_usize(i).unwrap() * step)
+            .collect();
+        Ok(Self::from_vec(v))
+    }
+
+    /// NumPy's `linspace` with `endpoint=True`: `num` evenly spaced values from
+    /// `start` to `stop` inclusive.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::linspace(0.0, 1.0, 5);
+    /// assert_eq!(a.to_vec(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// ```
+    pub fn linspace(start: T, stop: T, num: usize) -> Self {
+        let mut v = Vec::with_capacity(num);
+        if num == 1 {
+            v.push(start);
+        } else if num > 1 {
+            let div = T::from_usize(num - 1).unwrap();
+            let step = (stop - start) / div;
+            for i in 0..num {
+                v.push(start + T::from_usize(i).unwrap() * step);
+            }
+            // As NumPy: the last element is exactly `stop`.
+            v[num - 1] = stop;
+        }
+        Self::from_vec(v)
+    }
+
+    /// NumPy's `eye(rows, cols, k)`: ones on the `k`-th diagonal (k > 0 above the
+    /// main diagonal), zeros elsewhere.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f64>::eye(2, 3, 1);
+    /// assert_eq!(a.to_vec(), vec![0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+    /// ```
+    pub fn eye(rows: usize, cols: usize, k: isize) -> Self {
+        let mut a = Self::zeros(&[rows, cols]);
+        for r in 0..rows {
+            let c = r as isize + k;
+            if c >= 0 && (c as usize) < cols {
+                a.data[r * cols + c as usize] = T::one();
+            }
+        }
+        a
+    }
+
+    /// NumPy's `identity(n)`: the `n`×`n` identity matrix.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f32>::identity(2);
+    /// assert_eq!(a.to_vec(), vec![1.0, 0.0, 0.0, 1.0]);
+    /// ```
+    pub fn identity(n: usize) -> Self {
+        Self::eye(n, n, 0)
+    }
+
+    /// The elements in row-major order, consuming the array (no copy when it is in
+    /// standard layout and owns exactly its elements).
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
+    /// assert_eq!(a.into_vec(), vec![1.0, 2.0]);
+    /// ```
+    pub fn into_vec(self) -> Vec<T> {
+        if self.is_standard_layout() && self.offset == 0 && self.data.len() == self.len() {
+            self.data
+        } else {
+            self.to_vec()
+        }
+    }
+}
+
+// ---------------------------------------------------------------- introspection
+
+impl<S: Data> ArrayBase<S> {
+    /// The length of each axis.
+    ///
+    /// ```
+    /// assert_eq!(ndsimd::Array::<f64>::zeros(&[2, 3]).shape(), &[2, 3]);
+    /// ```
+    #[inline]
+    pub fn shape(&self) -> &[usize] {
+        &self.dim
+    }
+
+    /// The step between neighbours along each axis, in elements (may be negative
+    /// or zero).
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f64>::zeros(&[2, 3]);
+    /// assert_eq!(a.strides(), &[3, 1]);
+    /// assert_eq!(a.t().strides(), &[1, 3]);
+    /// ```
+    #[inline]
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    /// The number of axes.
+    ///
+    /// ```
+    /// assert_eq!(ndsimd::Array::<f64>::zeros(&[]).ndim(), 0);
+    /// ```
+    #[inline]
+    pub fn ndim(&self) -> usize {
+        self.dim.len()
+    }
+
+    /// The number of elements (1 for a 0-D array).
+    ///
+    /// ```
+    /// assert_eq!(ndsimd::Array::<f64>::zeros(&[2, 3]).len(), 6);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.dim.iter().product()
+    }
+
+    /// True when the array has no elements.
+    ///
+    /// ```
+    /// assert!(ndsimd::Array::<f64>::zeros(&[3, 0]).is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when the elements lie contiguously in row-major order (axes of length
+    /// 1 may have any stride; an empty array is always standard).
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f64>::zeros(&[2, 3]);
+    /// assert!(a.is_standard_layout());
+    /// assert!(!a.t().is_standard_layout());
+    /// ```
+    pub fn is_standard_layout(&self) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        let mut expect: isize = 1;
+        for (&d, &s) in self.dim.iter().zip(self.strides.iter()).rev() {
+            if d != 1 {
+                if s != expect {
+                    return false;
+                }
+                expect *= d as isize;
+            }
+        }
+        true
+    }
+
+    /// The elements as one slice in row-major order, when the layout is standard.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f64>::ones(&[2, 2]);
+    /// assert_eq!(a.as_slice(), Some(&[1.0; 4][..]));
+    /// assert_eq!(a.t().as_slice(), None);
+    /// ```
+    pub fn as_slice(&self) -> Option<&[S::Elem]> {
+        if self.is_standard_layout() {
+            let n = self.len();
+            if n == 0 {
+                return Some(&[]);
+            }
+            Some(&self.data.storage()[self.offset..self.offset + n])
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    pub(crate) fn index_offset(&self, index: &[usize]) -> Option<usize> {
+        if index.len() != self.ndim() {
+            return None;
+        }
+        let mut off = self.offset as isize;
+        for ((&i, &d), &s) in index.iter().zip(self.dim.iter()).zip(self.strides.iter()) {
+            if i >= d {
+                return None;
+            }
+            off += i as isize * s;
+        }
+        Some(off as usize)
+    }
+
+    /// The element at `index` (one entry per axis), or `None` when out of bounds.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
+    /// assert_eq!(a.get(&[1]), Some(&2.0));
+    /// assert_eq!(a.get(&[2]), None);
+    /// assert_eq!(a.get(&[0, 0]), None);
+    /// ```
+    pub fn get(&self, index: &[usize]) -> Option<&S::Elem> {
+        let off = self.index_offset(index)?;
+        self.data.storage().get(off)
+    }
+
+    /// Like [`get`](Self::get), as a `Result` whose error names the index and shape.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f64>::zeros(&[2]);
+    /// let e = a.try_get(&[5]).unwrap_err();
+    /// assert_eq!(e.to_string(), "index [5] is out of bounds for an array of shape [2]");
+    /// ```
+    pub fn try_get(&self, index: &[usize]) -> Result<S::Elem> {
+        self.get(index).copied().ok_or_else(|| Error::IndexOutOfBounds {
+            index: index.to_vec(),
+            shape: self.shape().to_vec(),
+        })
+    }
+
+    /// Iterates over the elements in logical row-major order, whatever the layout.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+    /// let t: Vec<f64> = a.t().iter().copied().collect();
+    /// assert_eq!(t, vec![1.0, 3.0, 2.0, 4.0]);
+    /// ```
+    pub fn iter(&self) -> Iter<'_, S::Elem> {
+        Iter::new(self.view())
+    }
+
+    /// The elements in logical row-major order, copied into a `Vec`.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0, 3.0]);
+    /// assert_eq!(a.slice(ndsimd::s![..;-1]).unwrap().to_vec(), vec![3.0, 2.0, 1.0]);
+    /// ```
+    pub fn to_vec(&self) -> Vec<S::Elem> {
+        if let Some(s) = self.as_slice() {
+            return s.to_vec();
+        }
+        self.iter().copied().collect()
+    }
+
+    /// A read-only view of the whole array.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f64>::zeros(&[2]);
+    /// let v = a.view();
+    /// assert_eq!(v.shape(), &[2]);
+    /// ```
+    #[inline]
+    pub fn view(&self) -> ArrayView<'_, S::Elem> {
+        ArrayBase {
+            data: self.data.storage(),
+            offset: self.offset,
+            dim: self.dim.clone(),
+            strides: self.strides.clone(),
+        }
+    }
+
+    /// A standard-layout owned copy.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+    /// let t = a.t().to_owned();
+    /// assert!(t.is_standard_layout());
+    /// assert_eq!(t.as_slice().unwrap(), &[1.0, 3.0, 2.0, 4.0]);
+    /// ```
+    pub fn to_owned(&self) -> Array<S::Elem> {
+        Array::from_parts_standard(self.shape(), self.to_vec())
+    }
+
+    /// The first element in logical order, if any.
+    ///
+    /// ```
+    /// assert_eq!(ndsimd::Array::from_vec(vec![4.0, 5.0]).first(), Some(&4.0));
+    /// ```
+    pub fn first(&self) -> Option<&S::Elem> {
+        if self.is_empty() {
+            None
+        } else {
+            self.data.storage().get(self.offset)
+        }
+    }
+}
+
+impl<S: DataMut> ArrayBase<S> {
+    /// A mutable view of the whole array.
+    ///
+    /// ```
+    /// let mut a = ndsimd::Array::<f64>::zeros(&[2]);
+    /// a.view_mut().fill(3.0);
+    /// assert_eq!(a.to_vec(), vec![3.0, 3.0]);
+    /// ```
+    #[inline]
+    pub fn view_mut(&mut self) -> ArrayViewMut<'_, S::Elem> {
+        ArrayBase {
+            data: self.data.storage_mut(),
+            offset: self.offset,
+            dim: self.dim.clone(),
+            strides: self.strides.clone(),
+        }
+    }
+
+    /// A mutable reference to the element at `index`, or `None` when out of bounds.
+    ///
+    /// ```
+    /// let mut a = ndsimd::Array::<f64>::zeros(&[2, 2]);
+    /// *a.get_mut(&[0, 1]).unwrap() = 5.0;
+    /// assert_eq!(a.to_vec(), vec![0.0, 5.0, 0.0, 0.0]);
+    /// ```
+    pub fn get_mut(&mut self, index: &[usize]) -> Option<&mut S::Elem> {
+        let off = self.index_offset(index)?;
+        self.data.storage_mut().get_mut(off)
+    }
+
+    /// The elements as one mutable slice, when the layout is standard.
+    ///
+    /// ```
+    /// let mut a = ndsimd::Array::<f64>::zeros(&[3]);
+    /// a.as_slice_mut().unwrap()[2] = 1.0;
+    /// assert_eq!(a.to_vec(), vec![0.0, 0.0, 1.0]);
+    /// ```
+    pub fn as_slice_mut(&mut self) -> Option<&mut [S::Elem]> {
+        if self.is_standard_layout() {
+            let n = self.len();
+            if n == 0 {
+                return Some(&mut []);
+            }
+            let off = self.offset;
+            Some(&mut self.data.storage_mut()[off..off + n])
+        } else {
+            None
+        }
+    }
+
+    /// Sets every element to `x`.
+    ///
+    /// ```
+    /// let mut a = ndsimd::Array::<f32>::zeros(&[2, 2]);
+    /// a.fill(1.0);
+    /// assert_eq!(a.to_vec(), vec![1.0; 4]);
+    /// ```
+    pub fn fill(&mut self, x: S::Elem) {
+        self.for_each_mut(|e| *e = x);
+    }
+
+    /// Calls `f` on every element, in logical row-major order.
+    ///
+    /// ```
+    /// let mut a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
+    /// a.for_each_mut(|x| *x *= 10.0);
+    /// assert_eq!(a.to_vec(), vec![10.0, 20.0]);
+    /// ```
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut S::Elem)) {
+        if let Some(s) = self.as_slice_mut() {
+            s.iter_mut().for_each(f);
+            return;
+        }
+        let n = self.len();
+        if n == 0 {
+            return;
+        }
+        let dim = self.dim.clone();
+        let strides = self.strides.clone();
+        let base = self.offset as isize;
+        let data = self.data.storage_mut();
+        let mut idx = Dim::filled(dim.len(), 0);
+        let mut off = base;
+        for _ in 0..n {
+            f(&mut data[off as usize]);
+            for ax in (0..dim.len()).rev() {
+                idx[ax] += 1;
+                off += strides[ax];
+                if idx[ax] < dim[ax] {
+                    break;
+                }
+                off -= strides[ax] * dim[ax] as isize;
+                idx[ax] = 0;
+            }
+        }
+    }
+}
+
+impl<S: Data> Clone for ArrayBase<S>
+where
+    S: Clone,
+{
+    fn clone(&self) -> Self {
+        ArrayBase {
+            data: self.data.clone(),
+            offset: self.offset,
+            dim: self.dim.clone(),
+            strides: self.strides.clone(),
+        }
+    }
+}
+
+/// Arrays are equal when their shapes are equal and their elements compare equal
+/// (so NaN makes arrays unequal, as `==` on floats), whatever their layouts.
+impl<S: Data, S2: Data<Elem = S::Elem>> PartialEq<ArrayBase<S2>> for ArrayBase<S> {
+    fn eq(&self, other: &ArrayBase<S2>) -> bool {
+        self.shape() == other.shape() && self.iter().zip(other.iter()).all(|(a, b)| a == b)
+    }
+}
+
+// ---------------------------------------------------------------- iteration
+
+/// An iterator over references to an array's elements in logical row-major order.
+pub struct Iter<'a, T> {
+    inner: IterInner<'a, T>,
+}
+
+enum IterInner<'a, T> {
+    Contig(std::slice::Iter<'a, T>),
+    Strided {
+        data: &'a [T],
+        dim: Dim,
+        strides: Strides,
+        idx: Dim,
+        off: isize,
+        remaining: usize,
+    },
+}
+
+impl<'a, T: Element> Iter<'a, T> {
+    fn new(v: ArrayView<'a, T>) -> Self {
+        if v.is_standard_layout() {
+            let n = v.len();
+            let s: &'a [T] = if n == 0 {
+                &[]
+            } else {
+                &v.data[v.offset..v.offset + n]
+            };
+            return Iter {
+                inner: IterInner::Contig(s.iter()),
+            };
+        }
+        let n = v.len();
+        Iter {
+            inner: IterInner::Strided {
+                data: v.data,
+                idx: Dim::filled(v.dim.len(), 0),
+                dim: v.dim,
+                strides: v.strides,
+                off: v.offset as isize,
+                remaining: n,
+            },
+        }
+    }
+}
+
+impl<'a, T> Iterator for Iter<'a, T> {
+    type Item = &'a T;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a T> {
+        match &mut self.inner {
+            IterInner::Contig(it) => it.next(),
+            IterInner::Strided {
+                data,
+                dim,
+                strides,
+                idx,
+                off,
+                remaining,
+            } => {
+                if *remaining == 0 {
+                    return None;
+                }
+                *remaining -= 1;
+                let item = &data[*off as usize];
+                for ax in (0..dim.len()).rev() {
+                    idx[ax] += 1;
+                    *off += strides[ax];
+                    if idx[ax] < dim[ax] {
+                        break;
+                    }
+                    *off -= strides[ax] * dim[ax] as isize;
+                    idx[ax] = 0;
+                }
+                Some(item)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match &self.inner {
+            IterInner::Contig(it) => it.len(),
+            IterInner::Strided { remaining, .. } => *remaining,
+        };
+        (n, Some(n))
+    }
+}
+
+impl<T> ExactSizeIterator for Iter<'_, T> {}
+
+impl<'a, S: Data> IntoIterator for &'a ArrayBase<S> {
+    type Item = &'a S::Elem;
+    type IntoIter = Iter<'a, S::Elem>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}

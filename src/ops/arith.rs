@@ -1,0 +1,593 @@
+//! Elementwise arithmetic with NumPy broadcasting: add, sub, mul, div, neg, abs.
+//!
+//! Each operation comes as an allocating method returning `Result`, an `_into`
+//! method writing a caller's array, a `try_*_assign` in-place method, and the
+//! operators (`&a + &b`, `&a * 2.0`, `a += &b`) which panic with the message the
+//! `Result` forms return.
+
+use super::engine::{gather, scatter, Plan, BLOCK};
+use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
+use crate::dim::{broadcast_shapes, broadcast_strides};
+use crate::error::{Error, Result};
+use crate::Element;
+use ndsimd_kernels::{BinaryOp, KernelElement, Table, UnaryOp};
+
+/// A right-hand operand: a scalar or an array view.
+pub enum Operand<'a, T: Element> {
+    /// A scalar broadcasts to every shape (a 0-D operand).
+    Scalar(T),
+    /// An array, broadcast by NumPy's rules.
+    Array(ArrayView<'a, T>),
+}
+
+/// What an arithmetic method takes on its right: `&Array`, `&ArrayView`,
+/// `ArrayView`, or a scalar `f32`/`f64`.
+///
+/// ```
+/// use ndsimd::Array;
+/// let a = Array::from_vec(vec![1.0, 2.0]);
+/// assert_eq!(a.mul(2.0).unwrap().to_vec(), vec![2.0, 4.0]);
+/// assert_eq!(a.mul(&a).unwrap().to_vec(), vec![1.0, 4.0]);
+/// assert_eq!(a.mul(a.view()).unwrap().to_vec(), vec![1.0, 4.0]);
+/// ```
+pub trait IntoOperand<'a, T: Element> {
+    /// The operand form.
+    fn into_operand(self) -> Operand<'a, T>;
+}
+
+impl<'a, S: Data> IntoOperand<'a, S::Elem> for &'a ArrayBase<S> {
+    fn into_operand(self) -> Operand<'a, S::Elem> {
+        Operand::Array(self.view())
+    }
+}
+
+impl<'a, T: Element> IntoOperand<'a, T> for ArrayView<'a, T> {
+    fn into_operand(self) -> Operand<'a, T> {
+        Operand::Array(self)
+    }
+}
+
+impl<'a> IntoOperand<'a, f64> for f64 {
+    fn into_operand(self) -> Operand<'a, f64> {
+        Operand::Scalar(self)
+    }
+}
+
+impl<'a> IntoOperand<'a, f32> for f32 {
+    fn into_operand(self) -> Operand<'a, f32> {
+        Operand::Scalar(self)
+    }
+}
+
+impl<T: Element> Operand<'_, T> {
+    fn shape(&self) -> &[usize] {
+        match self {
+            Operand::Scalar(_) => &[],
+            Operand::Array(a) => a.shape(),
+        }
+    }
+}
+
+/// An operand prepared for the engine: storage, offset and strides over the
+/// output's shape. A scalar is a one-element storage with all strides zero.
+struct Prepared<'a, T: Element> {
+    data: &'a [T],
+    offset: usize,
+    strides: crate::dim::Strides,
+}
+
+fn prepare<'a, T: Element>(
+    op: &'a Operand<'a, T>,
+    scalar: &'a [T; 1],
+    shape: &[usize],
+) -> Prepared<'a, T> {
+    match op {
+        Operand::Scalar(_) => Prepared {
+            data: scalar,
+            offset: 0,
+            strides: crate::dim::Strides::filled(shape.len(), 0),
+        },
+        Operand::Array(a) => Prepared {
+            data: a.data,
+            offset: a.offset,
+            strides: broadcast_strides(a.shape(), a.strides(), shape),
+        },
+    }
+}
+
+/// One input along a run: a slice or a constant.
+#[derive(Clone, Copy)]
+enum Src<'a, T> {
+    V(&'a [T]),
+    S(T),
+}
+
+#[inline]
+fn call_binary<T: Copy>(op: &BinaryOp<T>, a: Src<'_, T>, b: Src<'_, T>, out: &mut [T]) {
+    match (a, b) {
+        (Src::V(a), Src::V(b)) => (op.vv)(a, b, out),
+        (Src::V(a), Src::S(s)) => (op.vs)(a, s, out),
+        (Src::S(s), Src::V(b)) => (op.sv)(s, b, out),
+        (Src::S(x), Src::S(y)) => {
+            let mut r = [x];
+            (op.assign_vs)(&mut r, y);
+            out.fill(r[0]);
+        }
+    }
+}
+
+/// Reads `n` elements of an input along a run, from `off` with `stride`; strided
+/// inputs are gathered into `buf`.
+#[inline]
+fn src<'a, T: Copy>(data: &'a [T], off: isize, stride: isize, n: usize, buf: &'a mut [T]) -> Src<'a, T> {
+    match stride {
+        0 => Src::S(data[off as usize]),
+        1 => Src::V(&data[off as usize..off as usize + n]),
+        _ => {
+            gather(data, off as usize, stride, &mut buf[..n]);
+            Src::V(&buf[..n])
+        }
+    }
+}
+
+fn whole<'a, T: Element>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
+    match o {
+        Operand::Scalar(x) => Some(Src::S(*x)),
+        Operand::Array(v) => v.as_slice().map(Src::V),
+    }
+}
+
+/// Writes `op(a, b)` into `out` (shapes already checked: `out` has the broadcast
+/// shape and `a`, `b` broadcast to it).
+fn binary_exec<T: Element>(
+    op: &BinaryOp<T>,
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+) {
+    // Fast path: everything contiguous with the output's shape (or scalar).
+    let shape = out.shape().to_vec();
+    let direct = |o: &Operand<'_, T>| match o {
+        Operand::Scalar(_) => true,
+        Operand::Array(v) => v.shape() == shape.as_slice() && v.is_standard_layout(),
+    };
+    if out.is_standard_layout() && direct(a) && direct(b) {
+        let n = out.len();
+        if let (Some(sa), Some(sb), Some(o)) = (whole(a), whole(b), out.as_slice_mut()) {
+            debug_assert_eq!(o.len(), n);
+            call_binary(op, sa, sb, o);
+            return;
+        }
+    }
+
+    let (sa, sb) = (
+        [match a {
+            Operand::Scalar(x) => *x,
+            _ => T::zero(),
+        }],
+        [match b {
+            Operand::Scalar(x) => *x,
+            _ => T::zero(),
+        }],
+    );
+    let pa = prepare(a, &sa, &shape);
+    let pb = prepare(b, &sb, &shape);
+    let out_off = out.offset;
+    let out_strides = out.strides.clone();
+    let Some(plan) = Plan::new(
+        &shape,
+        [out_off, pa.offset, pb.offset],
+        [&out_strides, &pa.strides, &pb.strides],
+    ) else {
+        return;
+    };
+    let (len, [so, sta, stb]) = plan.run();
+    let od = out.data.storage_mut();
+    let mut ba = [T::zero(); BLOCK];
+    let mut bb = [T::zero(); BLOCK];
+    let mut bo = [T::zero(); BLOCK];
+    let direct_run = so == 1 && (sta == 0 || sta == 1) && (stb == 0 || stb == 1);
+    plan.for_each_run(|[oo, oa, ob]| {
+        if direct_run {
+            let ia = src(pa.data, oa as isize, sta, len, &mut []);
+            let ib = src(pb.data, ob as isize, stb, len, &mut []);
+            call_binary(op, ia, ib, &mut od[oo..oo + len]);
+            return;
+        }
+        let mut done = 0;
+        while done < len {
+            let n = BLOCK.min(len - done);
+            let d = done as isize;
+            let ia = src(pa.data, oa as isize + d * sta, sta, n, &mut ba);
+            let ib = src(pb.data, ob as isize + d * stb, stb, n, &mut bb);
+            if so == 1 {
+                call_binary(op, ia, ib, &mut od[oo + done..oo + done + n]);
+            } else {
+                call_binary(op, ia, ib, &mut bo[..n]);
+                scatter(od, (oo as isize + d * so) as usize, so, &bo[..n]);
+            }
+            done += n;
+        }
+    });
+}
+
+/// `acc = acc op b` (shapes checked: `b` broadcasts to `acc`).
+fn assign_exec<T: Element>(
+    op: &BinaryOp<T>,
+    acc: &mut ArrayBase<impl DataMut<Elem = T>>,
+    b: &Operand<'_, T>,
+) {
+    let shape = acc.shape().to_vec();
+    let sb = [match b {
+        Operand::Scalar(x) => *x,
+        _ => T::zero(),
+    }];
+    let pb = prepare(b, &sb, &shape);
+    let acc_off = acc.offset;
+    let acc_strides = acc.strides.clone();
+    let Some(plan) = Plan::new(&shape, [acc_off, pb.offset], [&acc_strides, &pb.strides]) else {
+        return;
+    };
+    let (len, [sacc, stb]) = plan.run();
+    let ad = acc.data.storage_mut();
+    let mut bb = [T::zero(); BLOCK];
+    let mut bacc = [T::zero(); BLOCK];
+    plan.for_each_run(|[oacc, ob]| {
+        let mut done = 0;
+        while done < len {
+            let n = if sacc == 1 && (stb == 0 || stb == 1) {
+                len
+            } else {
+                BLOCK.min(len - done)
+            };
+            let d = done as isize;
+            let ib = src(pb.data, ob as isize + d * stb, stb, n, &mut bb);
+            let start = (oacc as isize + d * sacc) as usize;
+            let target: &mut [T] = if sacc == 1 {
+                &mut ad[start..start + n]
+            } else {
+                gather(ad, start, sacc, &mut bacc[..n]);
+                &mut bacc[..n]
+            };
+            match ib {
+                Src::V(v) => (op.assign_vv)(target, v),
+                Src::S(s) => (op.assign_vs)(target, s),
+            }
+            if sacc != 1 {
+                scatter(ad, start, sacc, &bacc[..n]);
+            }
+            done += n;
+        }
+    });
+}
+
+/// `out = f(a)` (shapes checked equal).
+fn unary_exec<T: Element>(
+    op: &UnaryOp<T>,
+    a: &ArrayView<'_, T>,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+) {
+    if a.is_standard_layout() && out.is_standard_layout() {
+        if let (Some(x), Some(o)) = (a.as_slice(), out.as_slice_mut()) {
+            (op.map)(x, o);
+            return;
+        }
+    }
+    let shape = out.shape().to_vec();
+    let out_off = out.offset;
+    let out_strides = out.strides.clone();
+    let Some(plan) = Plan::new(&shape, [out_off, a.offset], [&out_strides, a.strides()]) else {
+        return;
+    };
+    let (len, [so, sa]) = plan.run();
+    let od = out.data.storage_mut();
+    let mut ba = [T::zero(); BLOCK];
+    let mut bo = [T::zero(); BLOCK];
+    plan.for_each_run(|[oo, oa]| {
+        let mut done = 0;
+        while done < len {
+            let n = if so == 1 && sa == 1 {
+                len
+            } else {
+                BLOCK.min(len - done)
+            };
+            let d = done as isize;
+            let ia = match src(a.data, oa as isize + d * sa, sa, n, &mut ba) {
+                Src::V(v) => v,
+                // A stride-0 input along the output's run cannot happen for a
+                // same-shape unary op; treat it as a gather anyway.
+                Src::S(_) => {
+                    gather(a.data, (oa as isize + d * sa) as usize, sa, &mut ba[..n]);
+                    &ba[..n]
+                }
+            };
+            if so == 1 {
+                let start = oo + done;
+                (op.map)(ia, &mut od[start..start + n]);
+            } else {
+                (op.map)(ia, &mut bo[..n]);
+                scatter(od, (oo as isize + d * so) as usize, so, &bo[..n]);
+            }
+            done += n;
+        }
+    });
+}
+
+fn result_shape<T: Element>(
+    name: &'static str,
+    a: &[usize],
+    b: &Operand<'_, T>,
+) -> Result<crate::dim::Dim> {
+    broadcast_shapes(a, b.shape()).ok_or_else(|| Error::ShapeMismatch {
+        op: name,
+        lhs: a.to_vec(),
+        rhs: b.shape().to_vec(),
+    })
+}
+
+fn check_out(expected: &[usize], found: &[usize]) -> Result<()> {
+    if expected != found {
+        return Err(Error::WrongOutputShape {
+            expected: expected.to_vec(),
+            found: found.to_vec(),
+        });
+    }
+    Ok(())
+}
+
+fn table<T: Element>() -> &'static Table<T> {
+    <T as KernelElement>::table()
+}
+
+macro_rules! binary_methods {
+    ($( $name:ident, $into:ident, $assign:ident, $field:ident, $sym:literal, $numpy:literal; )*) => {
+        impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+            $(
+            #[doc = concat!("`self ", $sym, " rhs` elementwise with NumPy broadcasting, in a new array (NumPy's `np.", $numpy, "`).")]
+            ///
+            /// `rhs` is an array, a view or a scalar. Errors with
+            /// [`Error::ShapeMismatch`] when the shapes do not broadcast.
+            ///
+            /// ```
+            /// use ndsimd::Array;
+            /// let m = Array::from_shape_vec(&[2, 2], vec![8.0, 6.0, 4.0, 2.0]).unwrap();
+            /// let row = Array::from_vec(vec![2.0, 1.0]);
+            #[doc = concat!("let r = m.", stringify!($name), "(&row).unwrap();")]
+            /// assert_eq!(r.shape(), &[2, 2]);
+            #[doc = concat!("assert!(m.", stringify!($name), "(&Array::<f64>::zeros(&[3])).is_err());")]
+            /// ```
+            pub fn $name<'b>(&self, rhs: impl IntoOperand<'b, T>) -> Result<Array<T>> {
+                let rhs = rhs.into_operand();
+                let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
+                let mut out = Array::zeros(&shape);
+                binary_exec(&table::<T>().$field, &Operand::Array(self.view()), &rhs, &mut out);
+                Ok(out)
+            }
+
+            #[doc = concat!("`out = self ", $sym, " rhs` elementwise with NumPy broadcasting, into a caller's array (NumPy's `np.", $numpy, "(a, b, out=out)`).")]
+            ///
+            /// `out` may have any layout (a strided view works) but must have
+            /// exactly the broadcast shape; otherwise [`Error::WrongOutputShape`].
+            ///
+            /// ```
+            /// use ndsimd::Array;
+            /// let a = Array::from_vec(vec![1.0, 2.0, 3.0]);
+            /// let mut out = Array::<f64>::zeros(&[3]);
+            #[doc = concat!("a.", stringify!($into), "(&a, &mut out).unwrap();")]
+            /// let mut wrong = Array::<f64>::zeros(&[4]);
+            #[doc = concat!("assert!(a.", stringify!($into), "(&a, &mut wrong).is_err());")]
+            /// ```
+            pub fn $into<'b>(
+                &self,
+                rhs: impl IntoOperand<'b, T>,
+                out: &mut ArrayBase<impl DataMut<Elem = T>>,
+            ) -> Result<()> {
+                let rhs = rhs.into_operand();
+                let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
+                check_out(&shape, out.shape())?;
+                binary_exec(&table::<T>().$field, &Operand::Array(self.view()), &rhs, out);
+                Ok(())
+            }
+            )*
+        }
+
+        impl<T: Element, S: DataMut<Elem = T>> ArrayBase<S> {
+            $(
+            #[doc = concat!("`self ", $sym, "= rhs` in place, `rhs` broadcast to `self`'s shape.")]
+            ///
+            /// Errors when `rhs` does not broadcast to exactly this shape (the
+            /// result may not grow the array, as NumPy's in-place operators).
+            ///
+            /// ```
+            /// use ndsimd::Array;
+            /// let mut a = Array::<f64>::ones(&[2, 2]);
+            #[doc = concat!("a.", stringify!($assign), "(&Array::from_vec(vec![1.0, 2.0])).unwrap();")]
+            #[doc = concat!("assert!(a.", stringify!($assign), "(&Array::<f64>::ones(&[3, 2, 2])).is_err());")]
+            /// ```
+            pub fn $assign<'b>(&mut self, rhs: impl IntoOperand<'b, T>) -> Result<()> {
+                let rhs = rhs.into_operand();
+                let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
+                if shape.as_ref() != self.shape() {
+                    return Err(Error::ShapeMismatch {
+                        op: stringify!($assign),
+                        lhs: self.shape().to_vec(),
+                        rhs: rhs.shape().to_vec(),
+                    });
+                }
+                assign_exec(&table::<T>().$field, self, &rhs);
+                Ok(())
+            }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    add, add_into, try_add_assign, add, "+", "add";
+    sub, sub_into, try_sub_assign, sub, "-", "subtract";
+    mul, mul_into, try_mul_assign, mul, "*", "multiply";
+    div, div_into, try_div_assign, div, "/", "divide";
+}
+
+macro_rules! unary_methods {
+    ($( $name:ident, $into:ident, $assign:ident, $what:literal; )*) => {
+        impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+            $(
+            #[doc = concat!($what, " of every element, in a new array.")]
+            ///
+            /// ```
+            /// let a = ndsimd::Array::from_vec(vec![-1.0, 2.0, -0.0]);
+            #[doc = concat!("let r = a.", stringify!($name), "();")]
+            /// assert_eq!(r.shape(), &[3]);
+            /// ```
+            pub fn $name(&self) -> Array<T> {
+                let mut out = Array::zeros(self.shape());
+                unary_exec(&table::<T>().$name, &self.view(), &mut out);
+                out
+            }
+
+            #[doc = concat!($what, " of every element, into `out` (which must have this shape).")]
+            ///
+            /// ```
+            /// let a = ndsimd::Array::from_vec(vec![-1.0, 2.0]);
+            /// let mut out = ndsimd::Array::<f64>::zeros(&[2]);
+            #[doc = concat!("a.", stringify!($into), "(&mut out).unwrap();")]
+            /// ```
+            pub fn $into(&self, out: &mut ArrayBase<impl DataMut<Elem = T>>) -> Result<()> {
+                check_out(self.shape(), out.shape())?;
+                unary_exec(&table::<T>().$name, &self.view(), out);
+                Ok(())
+            }
+            )*
+        }
+
+        impl<T: Element, S: DataMut<Elem = T>> ArrayBase<S> {
+            $(
+            #[doc = concat!($what, " of every element, in place.")]
+            ///
+            /// ```
+            /// let mut a = ndsimd::Array::from_vec(vec![-1.0, 2.0]);
+            #[doc = concat!("a.", stringify!($assign), "();")]
+            /// ```
+            pub fn $assign(&mut self) {
+                let op = &table::<T>().$name;
+                if let Some(s) = self.as_slice_mut() {
+                    (op.assign)(s);
+                    return;
+                }
+                let src = self.to_owned();
+                unary_exec(op, &src.view(), self);
+            }
+            )*
+        }
+    };
+}
+
+unary_methods! {
+    neg, neg_into, neg_assign, "Negation (flips the sign bit, so `-0.0` and NaN too)";
+    abs, abs_into, abs_assign, "Absolute value (clears the sign bit, so `abs(-NaN)` is `NaN`)";
+}
+
+// ---------------------------------------------------------------- operators
+
+macro_rules! impl_operators {
+    ($( $Trait:ident $method:ident $Assign:ident $assign_method:ident => $name:ident $try_assign:ident; )*) => {$(
+        /// Panics with the [`Error`] message when the shapes do not broadcast.
+        impl<'a, 'b, S1: Data, S2: Data<Elem = S1::Elem>> std::ops::$Trait<&'b ArrayBase<S2>> for &'a ArrayBase<S1> {
+            type Output = Array<S1::Elem>;
+            fn $method(self, rhs: &'b ArrayBase<S2>) -> Array<S1::Elem> {
+                ArrayBase::$name(self, rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+
+        /// Reuses `self`'s buffer when the result has its shape. Panics with the
+        /// [`Error`] message when the shapes do not broadcast.
+        impl<'b, T: Element, S2: Data<Elem = T>> std::ops::$Trait<&'b ArrayBase<S2>> for Array<T> {
+            type Output = Array<T>;
+            fn $method(mut self, rhs: &'b ArrayBase<S2>) -> Array<T> {
+                if broadcast_shapes(self.shape(), rhs.shape()).as_deref() == Some(self.shape()) {
+                    self.$try_assign(rhs).unwrap_or_else(|e| panic!("{e}"));
+                    self
+                } else {
+                    ArrayBase::$name(&self, rhs).unwrap_or_else(|e| panic!("{e}"))
+                }
+            }
+        }
+
+        /// Panics with the [`Error`] message when `rhs` does not broadcast to
+        /// `self`'s shape.
+        impl<'b, S: DataMut, S2: Data<Elem = S::Elem>> std::ops::$Assign<&'b ArrayBase<S2>> for ArrayBase<S> {
+            fn $assign_method(&mut self, rhs: &'b ArrayBase<S2>) {
+                self.$try_assign(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+
+        impl<'a, T: Element, S: Data<Elem = T>> std::ops::$Trait<T> for &'a ArrayBase<S> {
+            type Output = Array<T>;
+            fn $method(self, rhs: T) -> Array<T> {
+                let mut out = Array::<T>::zeros(self.shape());
+                binary_exec(
+                    &table::<T>().$name,
+                    &Operand::Array(self.view()),
+                    &Operand::Scalar(rhs),
+                    &mut out,
+                );
+                out
+            }
+        }
+
+        impl<T: Element> std::ops::$Trait<T> for Array<T> {
+            type Output = Array<T>;
+            fn $method(mut self, rhs: T) -> Array<T> {
+                assign_exec(&table::<T>().$name, &mut self, &Operand::Scalar(rhs));
+                self
+            }
+        }
+
+        impl<T: Element, S: DataMut<Elem = T>> std::ops::$Assign<T> for ArrayBase<S> {
+            fn $assign_method(&mut self, rhs: T) {
+                assign_exec(&table::<T>().$name, self, &Operand::Scalar(rhs));
+            }
+        }
+
+        impl_operators!(@scalar $Trait $method $name f32);
+        impl_operators!(@scalar $Trait $method $name f64);
+    )*};
+    (@scalar $Trait:ident $method:ident $name:ident $t:ty) => {
+        impl<'a, S: Data<Elem = $t>> std::ops::$Trait<&'a ArrayBase<S>> for $t {
+            type Output = Array<$t>;
+            fn $method(self, rhs: &'a ArrayBase<S>) -> Array<$t> {
+                let mut out = Array::<$t>::zeros(rhs.shape());
+                binary_exec(
+                    &table::<$t>().$name,
+                    &Operand::Scalar(self),
+                    &Operand::Array(rhs.view()),
+                    &mut out,
+                );
+                out
+            }
+        }
+    };
+}
+
+impl_operators! {
+    Add add AddAssign add_assign => add try_add_assign;
+    Sub sub SubAssign sub_assign => sub try_sub_assign;
+    Mul mul MulAssign mul_assign => mul try_mul_assign;
+    Div div DivAssign div_assign => div try_div_assign;
+}
+
+impl<S: Data> std::ops::Neg for &ArrayBase<S> {
+    type Output = Array<S::Elem>;
+    fn neg(self) -> Array<S::Elem> {
+        ArrayBase::neg(self)
+    }
+}
+
+impl<T: Element> std::ops::Neg for Array<T> {
+    type Output = Array<T>;
+    fn neg(mut self) -> Array<T> {
+        self.neg_assign();
+        self
+    }
+}
