@@ -32,3 +32,7 @@ pub use info::{info, Info};
 pub use ops::{IntoOperand, Operand};
 pub use shape::CowArray;
 pub use slice::{NewAxis, SliceArg};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
