@@ -1,11 +1,13 @@
 //! CPU tier detection (once), the `NDSIMD_TIER` cap, and the kernel tables.
 
-use crate::{scalar, BinaryOp, KernelElement, Table, UnaryOp};
+use crate::{scalar, KernelElement, Table};
 use std::fmt;
+use std::path::Path;
 use std::sync::OnceLock;
 
 /// An instruction-set tier. Ordered within an architecture: a higher tier can run
-/// every kernel of a lower one.
+/// every kernel of a lower one. Order across architectures means nothing (`Neon` sorts
+/// last only because it is declared last); [`arch_tiers`] says which tiers belong here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tier {
     /// Portable Rust, no explicit SIMD.
@@ -21,6 +23,15 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// Every tier of every architecture, in `Ord` order.
+    pub const ALL: [Tier; 5] = [
+        Tier::Scalar,
+        Tier::Sse2,
+        Tier::Avx2,
+        Tier::Avx512,
+        Tier::Neon,
+    ];
+
     /// The name used by `NDSIMD_TIER` and in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -32,7 +43,14 @@ impl Tier {
         }
     }
 
-    /// Parses a tier name as `NDSIMD_TIER` spells it.
+    /// Parses a tier name as `NDSIMD_TIER` spells it (case and surrounding blanks
+    /// ignored). It does not check that this machine has the tier.
+    ///
+    /// ```
+    /// use ndsimd_kernels::Tier;
+    /// assert_eq!(Tier::parse(" AVX2 "), Some(Tier::Avx2));
+    /// assert_eq!(Tier::parse("sse4"), None);
+    /// ```
     pub fn parse(s: &str) -> Option<Tier> {
         match s.trim().to_ascii_lowercase().as_str() {
             "scalar" => Some(Tier::Scalar),
@@ -51,105 +69,259 @@ impl fmt::Display for Tier {
     }
 }
 
+/// The tiers this architecture has, ascending, `Scalar` first, whatever the CPU.
+pub fn arch_tiers() -> &'static [Tier] {
+    #[cfg(target_arch = "x86_64")]
+    return &[Tier::Scalar, Tier::Sse2, Tier::Avx2, Tier::Avx512];
+    #[cfg(target_arch = "aarch64")]
+    return &[Tier::Scalar, Tier::Neon];
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    return &[Tier::Scalar];
+}
+
 /// The best tier this CPU supports (detected once).
 pub fn detected_tier() -> Tier {
     static DETECTED: OnceLock<Tier> = OnceLock::new();
     *DETECTED.get_or_init(detect)
 }
 
+#[cfg(target_arch = "x86_64")]
+fn detect() -> Tier {
+    // Each tier requires the one below it, so a tier's kernels may use every
+    // instruction of the lower tiers (an AVX-512 kernel may use FMA). A hypervisor
+    // that hides a lower feature therefore also disables the higher tier.
+    let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+    let avx512 = avx2
+        && is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512dq")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vl");
+    if avx512 {
+        Tier::Avx512
+    } else if avx2 {
+        Tier::Avx2
+    } else {
+        Tier::Sse2
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+fn detect() -> Tier {
+    if std::arch::is_aarch64_feature_detected!("neon") {
+        Tier::Neon
+    } else {
+        Tier::Scalar
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn detect() -> Tier {
     Tier::Scalar
 }
 
+/// Whether this architecture has `tier` and this CPU supports it.
+fn supported(tier: Tier) -> bool {
+    // `Tier`'s order only means something within one architecture, so check the
+    // family first: otherwise `Sse2 <= Neon` would let an x86 tier through on aarch64.
+    arch_tiers().contains(&tier) && tier <= detected_tier()
+}
+
 /// The tier in use: the detected tier, capped by `NDSIMD_TIER` (read once).
+///
+/// The cap only ever lowers the tier. A value that names no tier, a tier of another
+/// architecture, or a tier above the detected one is ignored and the detected tier is
+/// used: a CI lane that asks for `avx512` on a machine without it still runs (at the
+/// best tier there is), and [`available_tiers`] shows what was really tested.
 pub fn active_tier() -> Tier {
     static ACTIVE: OnceLock<Tier> = OnceLock::new();
     *ACTIVE.get_or_init(|| {
-        let detected = detected_tier();
-        match std::env::var("NDSIMD_TIER") {
-            Ok(v) => match Tier::parse(&v) {
-                Some(t) if t <= detected => t,
-                _ => detected,
-            },
-            Err(_) => detected,
+        let cap = std::env::var("NDSIMD_TIER").ok();
+        match cap.as_deref().and_then(Tier::parse) {
+            Some(t) if supported(t) => t,
+            _ => detected_tier(),
         }
     })
+}
+
+/// Every tier of this architecture up to and including [`active_tier`], ascending,
+/// `Scalar` first: the tiers a test should compare with the oracle, so that a CI lane
+/// capped by `NDSIMD_TIER` tests exactly the tiers below its cap.
+///
+/// ```
+/// let tiers = ndsimd_kernels::available_tiers();
+/// assert_eq!(tiers[0], ndsimd_kernels::Tier::Scalar);
+/// assert_eq!(tiers.last(), Some(&ndsimd_kernels::active_tier()));
+/// ```
+pub fn available_tiers() -> Vec<Tier> {
+    let active = active_tier();
+    arch_tiers()
+        .iter()
+        .copied()
+        .filter(|&t| t <= active)
+        .collect()
 }
 
 /// Cache sizes in bytes, as detected (with documented defaults when unknown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheInfo {
+    /// Level 1 data cache of one core; default 32 KiB.
     pub l1d: usize,
+    /// Level 2 cache of one core; default 1 MiB.
     pub l2: usize,
+    /// Level 3 cache (usually shared); default 32 MiB.
     pub l3: usize,
 }
 
-/// The data cache sizes of this machine (detected once).
-pub fn cache_info() -> CacheInfo {
-    CacheInfo {
+impl CacheInfo {
+    /// What [`cache_info`] reports for a level the system does not describe: the
+    /// sizes of the Zen 4 machines this crate is tuned on, which are also common
+    /// enough elsewhere that GEMM blocking derived from them stays reasonable.
+    pub const DEFAULT: CacheInfo = CacheInfo {
         l1d: 32 << 10,
         l2: 1 << 20,
         l3: 32 << 20,
+    };
+}
+
+/// The data cache sizes of this machine (read once from
+/// `/sys/devices/system/cpu/cpu0/cache`, each missing level falling back to
+/// [`CacheInfo::DEFAULT`]).
+pub fn cache_info() -> CacheInfo {
+    static INFO: OnceLock<CacheInfo> = OnceLock::new();
+    *INFO.get_or_init(|| read_cache_info(Path::new("/sys/devices/system/cpu/cpu0/cache")))
+}
+
+/// Reads a sysfs cache directory (`index*/{level,type,size}`). Instruction caches are
+/// skipped; a level described twice keeps the larger size.
+fn read_cache_info(dir: &Path) -> CacheInfo {
+    let mut found = [None::<usize>; 3];
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let is_index = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("index"));
+        if !is_index {
+            continue;
+        }
+        let read = |name: &str| std::fs::read_to_string(path.join(name)).ok();
+        let kind = read("type").unwrap_or_default();
+        if !matches!(kind.trim(), "Data" | "Unified") {
+            continue;
+        }
+        let level = read("level").and_then(|l| l.trim().parse::<usize>().ok());
+        let size = read("size").and_then(|s| parse_cache_size(&s));
+        if let (Some(level @ 1..=3), Some(size)) = (level, size) {
+            let slot = &mut found[level - 1];
+            *slot = Some(slot.map_or(size, |old| old.max(size)));
+        }
+    }
+    let d = CacheInfo::DEFAULT;
+    CacheInfo {
+        l1d: found[0].unwrap_or(d.l1d),
+        l2: found[1].unwrap_or(d.l2),
+        l3: found[2].unwrap_or(d.l3),
     }
 }
 
-macro_rules! binary {
-    ($m:ident) => {
-        BinaryOp {
-            vv: scalar::$m::vv,
-            vs: scalar::$m::vs,
-            sv: scalar::$m::sv,
-            assign_vv: scalar::$m::assign_vv,
-            assign_vs: scalar::$m::assign_vs,
+/// Parses a sysfs cache size: a decimal number with an optional `K`, `M` or `G`
+/// (binary multiples, as the kernel writes them). `None` for anything else or zero.
+fn parse_cache_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (digits, shift) = match s.as_bytes().last()? {
+        b'K' | b'k' => (&s[..s.len() - 1], 10),
+        b'M' | b'm' => (&s[..s.len() - 1], 20),
+        b'G' | b'g' => (&s[..s.len() - 1], 30),
+        _ => (s, 0),
+    };
+    let n: usize = digits.parse().ok()?;
+    let bytes = n.checked_mul(1usize << shift)?;
+    (bytes > 0).then_some(bytes)
+}
+
+/// One `KernelElement` impl per element type; `$table` names the statics each tier
+/// module defines for that type.
+macro_rules! kernel_element {
+    ($t:ty, $table:ident) => {
+        impl KernelElement for $t {
+            fn table() -> &'static Table<$t> {
+                static T: OnceLock<&'static Table<$t>> = OnceLock::new();
+                T.get_or_init(|| Self::table_for(active_tier()).unwrap_or(&scalar::$table))
+            }
+            fn table_for(tier: Tier) -> Option<&'static Table<$t>> {
+                if !supported(tier) {
+                    return None;
+                }
+                match tier {
+                    Tier::Scalar => Some(&scalar::$table),
+                    #[cfg(target_arch = "x86_64")]
+                    Tier::Sse2 => Some(&crate::x86::sse2::$table),
+                    #[cfg(target_arch = "x86_64")]
+                    Tier::Avx2 => Some(&crate::x86::avx2::$table),
+                    #[cfg(target_arch = "x86_64")]
+                    Tier::Avx512 => Some(&crate::x86::avx512::$table),
+                    #[cfg(target_arch = "aarch64")]
+                    Tier::Neon => Some(&crate::aarch64::neon::$table),
+                    // `supported` already refused tiers of other architectures.
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
         }
     };
 }
 
-macro_rules! scalar_table {
-    ($t:ty) => {
-        Table::<$t> {
-            tier: Tier::Scalar,
-            add: binary!(add),
-            sub: binary!(sub),
-            mul: binary!(mul),
-            div: binary!(div),
-            neg: UnaryOp {
-                map: scalar::neg::map,
-                assign: scalar::neg::assign,
-            },
-            abs: UnaryOp {
-                map: scalar::abs::map,
-                assign: scalar::abs::assign,
-            },
-        }
-    };
-}
+kernel_element!(f32, F32);
+kernel_element!(f64, F64);
 
-static SCALAR_F64: Table<f64> = scalar_table!(f64);
-static SCALAR_F32: Table<f32> = scalar_table!(f32);
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl KernelElement for f64 {
-    fn table() -> &'static Table<f64> {
-        static T: OnceLock<&'static Table<f64>> = OnceLock::new();
-        T.get_or_init(|| Self::table_for(active_tier()).unwrap_or(&SCALAR_F64))
-    }
-    fn table_for(tier: Tier) -> Option<&'static Table<f64>> {
-        match tier {
-            Tier::Scalar => Some(&SCALAR_F64),
-            _ => None,
+    #[test]
+    fn parses_sysfs_sizes() {
+        assert_eq!(parse_cache_size("32K\n"), Some(32 << 10));
+        assert_eq!(parse_cache_size("1024K"), Some(1 << 20));
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("32M"), Some(32 << 20));
+        assert_eq!(parse_cache_size("1G"), Some(1 << 30));
+        assert_eq!(parse_cache_size(" 65536 "), Some(65536));
+        for bad in ["", "K", "0K", "12X", "-1K", "1.5M", "99999999999999999999G"] {
+            assert_eq!(parse_cache_size(bad), None, "{bad:?}");
         }
     }
-}
 
-impl KernelElement for f32 {
-    fn table() -> &'static Table<f32> {
-        static T: OnceLock<&'static Table<f32>> = OnceLock::new();
-        T.get_or_init(|| Self::table_for(active_tier()).unwrap_or(&SCALAR_F32))
-    }
-    fn table_for(tier: Tier) -> Option<&'static Table<f32>> {
-        match tier {
-            Tier::Scalar => Some(&SCALAR_F32),
-            _ => None,
+    #[test]
+    fn reads_a_sysfs_tree_and_falls_back_per_level() {
+        let dir = std::env::temp_dir().join(format!("ndsimd-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (i, (level, kind, size)) in [
+            ("1", "Data", "48K"),
+            ("1", "Instruction", "1M"),
+            ("3", "Unified", "96M"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let idx = dir.join(format!("index{i}"));
+            std::fs::create_dir_all(&idx).unwrap();
+            for (name, v) in [("level", level), ("type", kind), ("size", size)] {
+                std::fs::write(idx.join(name), format!("{v}\n")).unwrap();
+            }
         }
+        let info = read_cache_info(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            info,
+            CacheInfo {
+                l1d: 48 << 10,
+                l2: CacheInfo::DEFAULT.l2,
+                l3: 96 << 20,
+            }
+        );
+        assert_eq!(
+            read_cache_info(Path::new("/nonexistent/ndsimd")),
+            CacheInfo::DEFAULT
+        );
     }
 }

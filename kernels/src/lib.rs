@@ -6,11 +6,32 @@
 //!
 //! Every kernel has a portable oracle in [`scalar`]; the SIMD tiers are held
 //! bit-identical to it for the elementwise operations.
+//!
+//! Each tier lives in its architecture's (private) module (`x86::{sse2, avx2, avx512}`,
+//! `aarch64::neon`) as one module per operation plus two tables, `F32` and `F64`,
+//! reachable only through [`KernelElement::table_for`].
+//! Today a tier's kernels are the oracles compiled with that tier's target features;
+//! hand-written intrinsics replace them one operation module at a time.
+
+#![warn(missing_docs)]
+
+#[macro_use]
+mod macros;
 
 pub mod dispatch;
 pub mod scalar;
 
-pub use dispatch::{active_tier, cache_info, detected_tier, CacheInfo, Tier};
+// Private on purpose: a tier's kernels are safe `fn`s that execute that tier's
+// instructions unconditionally, so the only way to reach them must be
+// `KernelElement::table_for`, which checks the CPU first.
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+pub use dispatch::{
+    active_tier, arch_tiers, available_tiers, cache_info, detected_tier, CacheInfo, Tier,
+};
 
 /// A binary elementwise operation in every operand shape a run can take.
 ///
@@ -41,11 +62,17 @@ pub struct UnaryOp<T> {
 pub struct Table<T: 'static> {
     /// The tier these kernels were compiled for.
     pub tier: Tier,
+    /// `x + y`
     pub add: BinaryOp<T>,
+    /// `x - y`
     pub sub: BinaryOp<T>,
+    /// `x * y` (never fused with a following add)
     pub mul: BinaryOp<T>,
+    /// `x / y`, correctly rounded as IEEE 754 requires
     pub div: BinaryOp<T>,
+    /// `-x` by flipping the sign bit, NaN included
     pub neg: UnaryOp<T>,
+    /// `|x|` by clearing the sign bit, so `abs(-NaN)` is `+NaN` (as NumPy)
     pub abs: UnaryOp<T>,
 }
 
@@ -59,6 +86,7 @@ mod sealed {
 pub trait KernelElement: Copy + Send + Sync + 'static + sealed::Sealed {
     /// The table for the active tier (resolved once, then one load per call).
     fn table() -> &'static Table<Self>;
-    /// The table for a given tier, or `None` when this build or CPU lacks it.
+    /// The table for a given tier, or `None` when this architecture has no such tier
+    /// or this CPU lacks it (so holding a table proves its features are present).
     fn table_for(tier: Tier) -> Option<&'static Table<Self>>;
 }

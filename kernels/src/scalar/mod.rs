@@ -6,6 +6,7 @@ macro_rules! binary_oracle {
         /// Scalar oracle for one binary operation, in each operand shape.
         pub mod $name {
             use core::ops::*;
+            /// `out[i] = a[i] op b[i]`
             #[inline(always)]
             pub fn vv<T: Copy + $crate::scalar::Arith>(a: &[T], b: &[T], out: &mut [T]) {
                 assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
@@ -13,6 +14,7 @@ macro_rules! binary_oracle {
                     *o = x $op y;
                 }
             }
+            /// `out[i] = a[i] op s`
             #[inline(always)]
             pub fn vs<T: Copy + $crate::scalar::Arith>(a: &[T], s: T, out: &mut [T]) {
                 assert!(a.len() == out.len(), "kernel length mismatch");
@@ -20,6 +22,7 @@ macro_rules! binary_oracle {
                     *o = x $op s;
                 }
             }
+            /// `out[i] = s op b[i]`
             #[inline(always)]
             pub fn sv<T: Copy + $crate::scalar::Arith>(s: T, b: &[T], out: &mut [T]) {
                 assert!(b.len() == out.len(), "kernel length mismatch");
@@ -27,6 +30,7 @@ macro_rules! binary_oracle {
                     *o = s $op y;
                 }
             }
+            /// `acc[i] = acc[i] op b[i]`
             #[inline(always)]
             pub fn assign_vv<T: Copy + $crate::scalar::Arith>(acc: &mut [T], b: &[T]) {
                 assert!(b.len() == acc.len(), "kernel length mismatch");
@@ -34,6 +38,7 @@ macro_rules! binary_oracle {
                     *o = *o $op y;
                 }
             }
+            /// `acc[i] = acc[i] op s`
             #[inline(always)]
             pub fn assign_vs<T: Copy + $crate::scalar::Arith>(acc: &mut [T], s: T) {
                 for o in acc.iter_mut() {
@@ -80,6 +85,7 @@ binary_oracle!(div, /);
 
 /// Negation (flips the sign bit, NaN included).
 pub mod neg {
+    /// `out[i] = -a[i]`
     #[inline(always)]
     pub fn map<T: super::Arith>(a: &[T], out: &mut [T]) {
         assert!(a.len() == out.len(), "kernel length mismatch");
@@ -87,6 +93,7 @@ pub mod neg {
             *o = -x;
         }
     }
+    /// `acc[i] = -acc[i]`
     #[inline(always)]
     pub fn assign<T: super::Arith>(acc: &mut [T]) {
         for o in acc.iter_mut() {
@@ -97,6 +104,7 @@ pub mod neg {
 
 /// Absolute value (clears the sign bit, NaN included).
 pub mod abs {
+    /// `out[i] = |a[i]|`
     #[inline(always)]
     pub fn map<T: super::Arith>(a: &[T], out: &mut [T]) {
         assert!(a.len() == out.len(), "kernel length mismatch");
@@ -104,6 +112,7 @@ pub mod abs {
             *o = x.abs_bits();
         }
     }
+    /// `acc[i] = |acc[i]|`
     #[inline(always)]
     pub fn assign<T: super::Arith>(acc: &mut [T]) {
         for o in acc.iter_mut() {
@@ -111,3 +120,7 @@ pub mod abs {
         }
     }
 }
+
+// The scalar tier's tables point straight at the oracles: on every architecture this
+// tier is the reference the others are compared with.
+tier_tables!(crate::Tier::Scalar);
