@@ -63,7 +63,10 @@ fn elementwise(c: &mut Criterion) {
     let b: Array<f32> = Array::from_vec(data(n, 4).iter().map(|&x| x as f32).collect());
     let mut out = Array::<f32>::zeros(&[n]);
     a.add_into(&b, &mut out).unwrap();
-    assert_eq!(out.get(&[7]), Some(&(a.get(&[7]).unwrap() + b.get(&[7]).unwrap())));
+    assert_eq!(
+        out.get(&[7]),
+        Some(&(a.get(&[7]).unwrap() + b.get(&[7]).unwrap()))
+    );
     g.throughput(Throughput::Bytes(12 * n as u64));
     g.bench_function(BenchmarkId::new("into", n), |bch| {
         bch.iter(|| a.add_into(&b, black_box(&mut out)).unwrap())
@@ -71,11 +74,16 @@ fn elementwise(c: &mut Criterion) {
     g.finish();
 
     let mut g = c.benchmark_group("row_broadcast");
-    let m = Array::from_vec(data(1 << 20, 5)).into_shape(&[1024, 1024]).unwrap();
+    let m = Array::from_vec(data(1 << 20, 5))
+        .into_shape(&[1024, 1024])
+        .unwrap();
     let row = Array::from_vec(data(1024, 6));
     let mut out = Array::<f64>::zeros(&[1024, 1024]);
     m.add_into(&row, &mut out).unwrap();
-    assert_eq!(out.get(&[3, 5]), Some(&(m.get(&[3, 5]).unwrap() + row.get(&[5]).unwrap())));
+    assert_eq!(
+        out.get(&[3, 5]),
+        Some(&(m.get(&[3, 5]).unwrap() + row.get(&[5]).unwrap()))
+    );
     g.throughput(Throughput::Bytes(16 << 20));
     g.bench_function("into_1024x1024", |bch| {
         bch.iter(|| m.add_into(&row, black_box(&mut out)).unwrap())

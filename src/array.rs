@@ -449,10 +449,12 @@ impl<S: Data> ArrayBase<S> {
     /// assert_eq!(e.to_string(), "index [5] is out of bounds for an array of shape [2]");
     /// ```
     pub fn try_get(&self, index: &[usize]) -> Result<S::Elem> {
-        self.get(index).copied().ok_or_else(|| Error::IndexOutOfBounds {
-            index: index.to_vec(),
-            shape: self.shape().to_vec(),
-        })
+        self.get(index)
+            .copied()
+            .ok_or_else(|| Error::IndexOutOfBounds {
+                index: index.to_vec(),
+                shape: self.shape().to_vec(),
+            })
     }
 
     /// Iterates over the elements in logical row-major order, whatever the layout.

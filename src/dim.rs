@@ -101,8 +101,16 @@ pub(crate) fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Dim> {
     let n = a.len().max(b.len());
     let mut out = Dim::filled(n, 0);
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -121,7 +129,11 @@ pub(crate) fn broadcast_strides(shape: &[usize], strides: &[isize], to: &[usize]
     let lead = n - shape.len();
     let mut out = Strides::filled(n, 0);
     for i in 0..shape.len() {
-        out[lead + i] = if shape[i] == to[lead + i] { strides[i] } else { 0 };
+        out[lead + i] = if shape[i] == to[lead + i] {
+            strides[i]
+        } else {
+            0
+        };
     }
     out
 }
@@ -151,7 +163,10 @@ mod tests {
         assert_eq!(&*broadcast_shapes(&[1], &[0]).unwrap(), &[0]);
         assert!(broadcast_shapes(&[2], &[3]).is_none());
         assert!(broadcast_shapes(&[0], &[2]).is_none());
-        assert_eq!(&*broadcast_strides(&[3, 1], &[1, 1], &[2, 3, 4]), &[0, 1, 0]);
+        assert_eq!(
+            &*broadcast_strides(&[3, 1], &[1, 1], &[2, 3, 4]),
+            &[0, 1, 0]
+        );
         assert_eq!(&*c_strides(&[2, 3, 4]), &[12, 4, 1]);
     }
 }

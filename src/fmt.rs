@@ -160,7 +160,10 @@ fn collect_shown<T: Element>(v: &ArrayView<'_, T>, summarize: bool, out: &mut Ve
     }
     let (idx, _) = shown(v.shape()[0], summarize);
     for i in idx {
-        let sub = v.view().slice_move([crate::SliceArg::Index(i as isize)]).unwrap();
+        let sub = v
+            .view()
+            .slice_move([crate::SliceArg::Index(i as isize)])
+            .unwrap();
         collect_shown(&sub, summarize, out);
     }
 }
@@ -185,7 +188,13 @@ fn write_rec<T: Element>(
             }
             let word = f.format(*v.get(&[i]).unwrap());
             let last = k + 1 == idx.len();
-            push_word(out, &mut line_len, &word, if last { "" } else { sep }, indent);
+            push_word(
+                out,
+                &mut line_len,
+                &word,
+                if last { "" } else { sep },
+                indent,
+            );
         }
     } else {
         let newlines = "\n".repeat(nd - 1);
@@ -202,7 +211,10 @@ fn write_rec<T: Element>(
                 out.push_str(&newlines);
                 out.push_str(&pad);
             }
-            let sub = v.view().slice_move([crate::SliceArg::Index(i as isize)]).unwrap();
+            let sub = v
+                .view()
+                .slice_move([crate::SliceArg::Index(i as isize)])
+                .unwrap();
             write_rec(out, &sub, f, sep, indent + 1, summarize);
         }
     }
@@ -317,8 +329,14 @@ mod tests {
         assert_eq!(format!("{d:?}"), "array([ nan, -inf,  0.5])");
         let e = Array::<f32>::from_vec(vec![0.1, 100.0]);
         assert_eq!(format!("{e:?}"), "array([  0.1, 100. ], dtype=float32)");
-        assert_eq!(format!("{:?}", Array::<f64>::zeros(&[0])), "array([], dtype=float64)");
-        assert_eq!(format!("{:?}", Array::<f64>::zeros(&[2, 0])), "array([], shape=(2, 0), dtype=float64)");
+        assert_eq!(
+            format!("{:?}", Array::<f64>::zeros(&[0])),
+            "array([], dtype=float64)"
+        );
+        assert_eq!(
+            format!("{:?}", Array::<f64>::zeros(&[2, 0])),
+            "array([], shape=(2, 0), dtype=float64)"
+        );
         let z = Array::from_shape_vec(&[], vec![5.0]).unwrap();
         assert_eq!(format!("{z:?}"), "array(5.)");
         assert_eq!(format!("{z}"), "5.0");
@@ -329,14 +347,20 @@ mod tests {
         );
         let m = Array::from_vec(vec![1.5e-5, 1.0]);
         assert_eq!(format!("{m:?}"), "array([1.5e-05, 1.0e+00])");
-        let w = Array::<f64>::arange(0.0, 30.0, 1.0).unwrap().mul(1.5).unwrap();
+        let w = Array::<f64>::arange(0.0, 30.0, 1.0)
+            .unwrap()
+            .mul(1.5)
+            .unwrap();
         assert_eq!(
             format!("{w:?}"),
             "array([ 0. ,  1.5,  3. ,  4.5,  6. ,  7.5,  9. , 10.5, 12. , 13.5, 15. ,\n       16.5, 18. , 19.5, 21. , 22.5, 24. , 25.5, 27. , 28.5, 30. , 31.5,\n       33. , 34.5, 36. , 37.5, 39. , 40.5, 42. , 43.5])"
         );
         let p = Array::from_vec(vec![1.23456789012, 2.0]);
         assert_eq!(format!("{p:?}"), "array([1.23456789, 2.        ])");
-        let t = Array::<f64>::arange(0.0, 8.0, 1.0).unwrap().into_shape(&[2, 2, 2]).unwrap();
+        let t = Array::<f64>::arange(0.0, 8.0, 1.0)
+            .unwrap()
+            .into_shape(&[2, 2, 2])
+            .unwrap();
         assert_eq!(
             format!("{t:?}"),
             "array([[[0., 1.],\n        [2., 3.]],\n\n       [[4., 5.],\n        [6., 7.]]])"

@@ -53,7 +53,11 @@ impl fmt::Display for Info {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kib = |b: usize| b / 1024;
         writeln!(f, "ndsimd {}", self.version)?;
-        writeln!(f, "tier:     {} (detected {})", self.active_tier, self.detected_tier)?;
+        writeln!(
+            f,
+            "tier:     {} (detected {})",
+            self.active_tier, self.detected_tier
+        )?;
         writeln!(f, "threads:  {}", self.threads)?;
         write!(
             f,

@@ -362,7 +362,9 @@ mod tests {
         assert_eq!(&*nocopy_strides(&[4], &[-1], &[2, 2]).unwrap(), &[-2, -1]);
         // New length-1 axes anywhere.
         assert_eq!(
-            nocopy_strides(&[2, 3], &[3, 1], &[1, 2, 1, 3, 1]).unwrap().len(),
+            nocopy_strides(&[2, 3], &[3, 1], &[1, 2, 1, 3, 1])
+                .unwrap()
+                .len(),
             5
         );
     }

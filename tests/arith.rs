@@ -16,7 +16,16 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
     fn value(&mut self) -> f64 {
-        const EDGE: [f64; 8] = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324, f64::MAX, -1.0];
+        const EDGE: [f64; 8] = [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            5e-324,
+            f64::MAX,
+            -1.0,
+        ];
         if self.below(8) == 0 {
             EDGE[self.below(EDGE.len())]
         } else {
@@ -41,18 +50,34 @@ impl Layout {
         for &len in shape {
             let step = [1isize, 1, 2, -1, -3][rng.below(5)];
             let pad = rng.below(3);
-            let span = if len == 0 { 0 } else { (len - 1) * step.unsigned_abs() + 1 };
+            let span = if len == 0 {
+                0
+            } else {
+                (len - 1) * step.unsigned_abs() + 1
+            };
             let blen = span + pad;
             base_shape.push(blen);
             let arg = if len == 0 {
-                SliceArg::Slice { start: Some(0), stop: Some(0), step: 1 }
+                SliceArg::Slice {
+                    start: Some(0),
+                    stop: Some(0),
+                    step: 1,
+                }
             } else if step > 0 {
                 let start = rng.below(pad + 1) as isize;
-                SliceArg::Slice { start: Some(start), stop: Some(start + span as isize), step }
+                SliceArg::Slice {
+                    start: Some(start),
+                    stop: Some(start + span as isize),
+                    step,
+                }
             } else {
                 let start = (blen - 1 - rng.below(pad + 1)) as isize;
                 let stop = start - span as isize;
-                SliceArg::Slice { start: Some(start), stop: if stop < 0 { None } else { Some(stop) }, step }
+                SliceArg::Slice {
+                    start: Some(start),
+                    stop: if stop < 0 { None } else { Some(stop) },
+                    step,
+                }
             };
             args.push(arg);
         }
@@ -63,25 +88,31 @@ impl Layout {
         }
         let stored: Vec<usize> = perm.iter().map(|&p| base_shape[p]).collect();
         let size: usize = stored.iter().product();
-        let base = Array::from_shape_vec(&stored, (0..size).map(|_| rng.value()).collect()).unwrap();
+        let base =
+            Array::from_shape_vec(&stored, (0..size).map(|_| rng.value()).collect()).unwrap();
         // Axis p of the stored base is logical axis perm[p]; invert.
         let mut inv = vec![0; n];
         for (p, &q) in perm.iter().enumerate() {
             inv[q] = p;
         }
-        Layout { base, perm: inv, args }
+        Layout {
+            base,
+            perm: inv,
+            args,
+        }
     }
 
     fn view(&self) -> ArrayView<'_, f64> {
         let v = self.base.permute_axes(&self.perm).unwrap();
-        let v = v.slice_move(&self.args[..]).unwrap();
-        v
+        v.slice_move(&self.args[..]).unwrap()
     }
 }
 
 fn random_shape(rng: &mut Rng, max_rank: usize) -> Vec<usize> {
     let rank = rng.below(max_rank + 1);
-    (0..rank).map(|_| [0, 1, 1, 2, 3, 5][rng.below(6)]).collect()
+    (0..rank)
+        .map(|_| [0, 1, 1, 2, 3, 5][rng.below(6)])
+        .collect()
 }
 
 /// A shape that broadcasts with `s`: drop leading axes, set some to 1.
@@ -106,21 +137,41 @@ fn same(a: f64, b: f64) -> bool {
 }
 
 /// The reference: element by element through checked indexing.
-fn reference(a: &ArrayView<f64>, b: &ArrayView<f64>, f: fn(f64, f64) -> f64) -> Option<(Vec<usize>, Vec<f64>)> {
+fn reference(
+    a: &ArrayView<f64>,
+    b: &ArrayView<f64>,
+    f: fn(f64, f64) -> f64,
+) -> Option<(Vec<usize>, Vec<f64>)> {
     let (sa, sb) = (a.shape(), b.shape());
     let n = sa.len().max(sb.len());
     let mut shape = vec![0; n];
     for i in 0..n {
-        let da = if i + sa.len() >= n { sa[i + sa.len() - n] } else { 1 };
-        let db = if i + sb.len() >= n { sb[i + sb.len() - n] } else { 1 };
-        shape[i] = if da == db || db == 1 { da } else if da == 1 { db } else { return None };
+        let da = if i + sa.len() >= n {
+            sa[i + sa.len() - n]
+        } else {
+            1
+        };
+        let db = if i + sb.len() >= n {
+            sb[i + sb.len() - n]
+        } else {
+            1
+        };
+        shape[i] = if da == db || db == 1 {
+            da
+        } else if da == 1 {
+            db
+        } else {
+            return None;
+        };
     }
     let size: usize = shape.iter().product();
     let mut out = Vec::with_capacity(size);
     let mut idx = vec![0usize; n];
     for _ in 0..size {
         let pick = |s: &[usize]| -> Vec<usize> {
-            (0..s.len()).map(|k| if s[k] == 1 { 0 } else { idx[n - s.len() + k] }).collect()
+            (0..s.len())
+                .map(|k| if s[k] == 1 { 0 } else { idx[n - s.len() + k] })
+                .collect()
         };
         let x = *a.get(&pick(sa)).unwrap();
         let y = *b.get(&pick(sb)).unwrap();
@@ -160,7 +211,12 @@ fn run_op(name: &str, a: &ArrayView<f64>, b: &ArrayView<f64>) -> Result<Array<f6
     }
 }
 
-fn run_into(name: &str, a: &ArrayView<f64>, b: &ArrayView<f64>, out: &mut ndsimd::ArrayViewMut<f64>) -> Result<(), Error> {
+fn run_into(
+    name: &str,
+    a: &ArrayView<f64>,
+    b: &ArrayView<f64>,
+    out: &mut ndsimd::ArrayViewMut<f64>,
+) -> Result<(), Error> {
     match name {
         "add" => a.add_into(b, out),
         "sub" => a.sub_into(b, out),
@@ -175,8 +231,16 @@ fn broadcasting_every_form_matches_reference() {
     let mut compared = 0;
     for case in 0..1500 {
         let sa = random_shape(&mut rng, 5);
-        let sb = if rng.below(2) == 0 { compatible(&mut rng, &sa) } else { random_shape(&mut rng, 3) };
-        let (sa, sb) = if rng.below(2) == 0 { (sa, sb) } else { (sb, sa) };
+        let sb = if rng.below(2) == 0 {
+            compatible(&mut rng, &sa)
+        } else {
+            random_shape(&mut rng, 3)
+        };
+        let (sa, sb) = if rng.below(2) == 0 {
+            (sa, sb)
+        } else {
+            (sb, sa)
+        };
         let la = Layout::random(&mut rng, &sa);
         let lb = Layout::random(&mut rng, &sb);
         let (a, b) = (la.view(), lb.view());
@@ -186,7 +250,10 @@ fn broadcasting_every_form_matches_reference() {
             None => {
                 let e = run_op(name, &a, &b).unwrap_err();
                 let msg = e.to_string();
-                assert!(msg.contains(&format!("{sa:?}")) && msg.contains(&format!("{sb:?}")), "{what}: {msg}");
+                assert!(
+                    msg.contains(&format!("{sa:?}")) && msg.contains(&format!("{sb:?}")),
+                    "{what}: {msg}"
+                );
             }
             Some((shape, want)) => {
                 compared += 1;
@@ -198,14 +265,24 @@ fn broadcasting_every_form_matches_reference() {
                 let lo = Layout::random(&mut rng, &shape);
                 let mut obase = lo.base.clone();
                 {
-                    let mut ov = obase.view_mut().permuted_axes(&lo.perm).unwrap().slice_move(&lo.args[..]).unwrap();
+                    let mut ov = obase
+                        .view_mut()
+                        .permuted_axes(&lo.perm)
+                        .unwrap()
+                        .slice_move(&lo.args[..])
+                        .unwrap();
                     run_into(name, &a, &b, &mut ov).unwrap();
                     check(&ov.to_vec(), &want, &format!("{what} into"));
                 }
                 // Elements of the base outside the view are untouched.
                 let touched = {
                     let mut marker = Array::<f64>::zeros(lo.base.shape());
-                    let mut mv = marker.view_mut().permuted_axes(&lo.perm).unwrap().slice_move(&lo.args[..]).unwrap();
+                    let mut mv = marker
+                        .view_mut()
+                        .permuted_axes(&lo.perm)
+                        .unwrap()
+                        .slice_move(&lo.args[..])
+                        .unwrap();
                     mv.fill(1.0);
                     marker
                 };
@@ -218,7 +295,12 @@ fn broadcasting_every_form_matches_reference() {
                 // In place, when the result has a's shape.
                 if shape == sa {
                     let mut abase = la.base.clone();
-                    let mut av = abase.view_mut().permuted_axes(&la.perm).unwrap().slice_move(&la.args[..]).unwrap();
+                    let mut av = abase
+                        .view_mut()
+                        .permuted_axes(&la.perm)
+                        .unwrap()
+                        .slice_move(&la.args[..])
+                        .unwrap();
                     match name {
                         "add" => av += &b,
                         "sub" => av -= &b,
@@ -258,10 +340,18 @@ fn scalars_on_either_side() {
         let want: Vec<f64> = a.iter().map(|&x| -x).collect();
         check(&a.neg().to_vec(), &want, "neg");
         check(&(-&a).to_vec(), &want, "neg op");
-        let want: Vec<f64> = a.iter().map(|&x| f64::from_bits(x.to_bits() & !(1 << 63))).collect();
+        let want: Vec<f64> = a
+            .iter()
+            .map(|&x| f64::from_bits(x.to_bits() & !(1 << 63)))
+            .collect();
         check(&a.abs().to_vec(), &want, "abs");
         let mut o = l.base.clone();
-        let mut ov = o.view_mut().permuted_axes(&l.perm).unwrap().slice_move(&l.args[..]).unwrap();
+        let mut ov = o
+            .view_mut()
+            .permuted_axes(&l.perm)
+            .unwrap()
+            .slice_move(&l.args[..])
+            .unwrap();
         let src = ov.to_owned();
         ov.abs_assign();
         check(&ov.to_vec(), &want, "abs_assign strided");
@@ -270,7 +360,11 @@ fn scalars_on_either_side() {
         check(&ov.to_vec(), &want2, "scalar assign strided");
         let mut out = Array::<f64>::zeros(src.shape());
         src.neg_into(&mut out.view_mut()).unwrap();
-        check(&out.to_vec(), &src.iter().map(|&x| -x).collect::<Vec<_>>(), "neg_into");
+        check(
+            &out.to_vec(),
+            &src.iter().map(|&x| -x).collect::<Vec<_>>(),
+            "neg_into",
+        );
     }
 }
 
@@ -279,26 +373,55 @@ fn long_strided_runs_cross_gather_blocks() {
     // Runs longer than the engine's gather block, with negative and odd strides.
     let n = 1000;
     let base = Array::<f64>::arange(0.0, (3 * n) as f64, 1.0).unwrap();
-    let a = base.slice([SliceArg::Slice { start: None, stop: None, step: -3 }]).unwrap();
+    let a = base
+        .slice([SliceArg::Slice {
+            start: None,
+            stop: None,
+            step: -3,
+        }])
+        .unwrap();
     let b = Array::<f64>::arange(0.0, n as f64, 1.0).unwrap();
     let got = a.add(&b).unwrap();
-    let want: Vec<f64> = (0..n).map(|i| (3 * n - 1 - 3 * i) as f64 + i as f64).collect();
+    let want: Vec<f64> = (0..n)
+        .map(|i| (3 * n - 1 - 3 * i) as f64 + i as f64)
+        .collect();
     assert_eq!(got.to_vec(), want);
     let mut out = Array::<f64>::zeros(&[2 * n]);
-    let mut ov = out.slice_mut([SliceArg::Slice { start: None, stop: None, step: -2 }]).unwrap();
+    let mut ov = out
+        .slice_mut([SliceArg::Slice {
+            start: None,
+            stop: None,
+            step: -2,
+        }])
+        .unwrap();
     a.add_into(&b, &mut ov).unwrap();
     assert_eq!(ov.to_vec(), want);
 }
 
 #[test]
 fn f32_and_row_broadcast() {
-    let m = Array::<f32>::arange(0.0, 12.0, 1.0).unwrap().into_shape(&[3, 4]).unwrap();
+    let m = Array::<f32>::arange(0.0, 12.0, 1.0)
+        .unwrap()
+        .into_shape(&[3, 4])
+        .unwrap();
     let row = Array::<f32>::from_vec(vec![1.0, 2.0, 3.0, 4.0]);
-    let col = Array::<f32>::from_vec(vec![10.0, 20.0, 30.0]).into_shape(&[3, 1]).unwrap();
+    let col = Array::<f32>::from_vec(vec![10.0, 20.0, 30.0])
+        .into_shape(&[3, 1])
+        .unwrap();
     let r = (&m + &row).to_vec();
-    assert_eq!(r, (0..12).map(|i| i as f32 + (i % 4 + 1) as f32).collect::<Vec<_>>());
+    assert_eq!(
+        r,
+        (0..12)
+            .map(|i| i as f32 + (i % 4 + 1) as f32)
+            .collect::<Vec<_>>()
+    );
     let c = (&m * &col).to_vec();
-    assert_eq!(c, (0..12).map(|i| i as f32 * (10 * (i / 4 + 1)) as f32).collect::<Vec<_>>());
+    assert_eq!(
+        c,
+        (0..12)
+            .map(|i| i as f32 * (10 * (i / 4 + 1)) as f32)
+            .collect::<Vec<_>>()
+    );
     let owned = m.clone() + &row;
     assert_eq!(owned.to_vec(), r);
 }
@@ -308,19 +431,34 @@ fn errors_name_shapes_and_operators_panic_with_the_same_message() {
     let a = Array::<f64>::zeros(&[2, 3]);
     let b = Array::<f64>::zeros(&[4, 1, 2]);
     let err = a.mul(&b).unwrap_err();
-    assert_eq!(err.to_string(), "operands could not be broadcast together in mul: shapes [2, 3] and [4, 1, 2]");
+    assert_eq!(
+        err.to_string(),
+        "operands could not be broadcast together in mul: shapes [2, 3] and [4, 1, 2]"
+    );
     let panic = std::panic::catch_unwind(|| &a * &b).unwrap_err();
     assert_eq!(panic.downcast_ref::<String>().unwrap(), &err.to_string());
 
     let mut out = Array::<f64>::zeros(&[3, 2]);
     let e = a.add_into(&a, &mut out).unwrap_err();
-    assert_eq!(e, Error::WrongOutputShape { expected: vec![2, 3], found: vec![3, 2] });
-    assert_eq!(e.to_string(), "output array has shape [3, 2] but the result has shape [2, 3]");
+    assert_eq!(
+        e,
+        Error::WrongOutputShape {
+            expected: vec![2, 3],
+            found: vec![3, 2]
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "output array has shape [3, 2] but the result has shape [2, 3]"
+    );
 
     // In place may not grow the array.
     let mut small = Array::<f64>::zeros(&[3]);
     let e = small.try_add_assign(&a).unwrap_err();
-    assert!(e.to_string().contains("[3]") && e.to_string().contains("[2, 3]"), "{e}");
+    assert!(
+        e.to_string().contains("[3]") && e.to_string().contains("[2, 3]"),
+        "{e}"
+    );
     let e2 = std::panic::catch_unwind(move || {
         let mut s = Array::<f64>::zeros(&[3]);
         s += &Array::<f64>::zeros(&[2, 3]);

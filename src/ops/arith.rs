@@ -119,7 +119,13 @@ fn call_binary<T: Copy>(op: &BinaryOp<T>, a: Src<'_, T>, b: Src<'_, T>, out: &mu
 /// Reads `n` elements of an input along a run, from `off` with `stride`; strided
 /// inputs are gathered into `buf`.
 #[inline]
-fn src<'a, T: Copy>(data: &'a [T], off: isize, stride: isize, n: usize, buf: &'a mut [T]) -> Src<'a, T> {
+fn src<'a, T: Copy>(
+    data: &'a [T],
+    off: isize,
+    stride: isize,
+    n: usize,
+    buf: &'a mut [T],
+) -> Src<'a, T> {
     match stride {
         0 => Src::S(data[off as usize]),
         1 => Src::V(&data[off as usize..off as usize + n]),

@@ -9,6 +9,9 @@
 //! row broadcast over a matrix streams row by row, never copied to the full
 //! shape); strided ones are gathered into a small stack buffer, block by block.
 
+// Operands are parallel arrays indexed by operand number; index loops read best.
+#![allow(clippy::needless_range_loop)]
+
 use crate::array::MAX_NDIM;
 
 /// Elements per gather block: small enough for the stack, large enough that the
@@ -24,7 +27,11 @@ pub(crate) struct Plan<const K: usize> {
 
 impl<const K: usize> Plan<K> {
     /// `None` when the shape has no elements.
-    pub(crate) fn new(shape: &[usize], offsets: [usize; K], strides: [&[isize]; K]) -> Option<Self> {
+    pub(crate) fn new(
+        shape: &[usize],
+        offsets: [usize; K],
+        strides: [&[isize]; K],
+    ) -> Option<Self> {
         if shape.contains(&0) {
             return None;
         }
@@ -68,7 +75,8 @@ impl<const K: usize> Plan<K> {
         for i in 0..p.ndim {
             if n > 0 {
                 let prev = n - 1;
-                let ok = (0..K).all(|k| p.strides[k][prev] == p.strides[k][i] * p.shape[i] as isize);
+                let ok =
+                    (0..K).all(|k| p.strides[k][prev] == p.strides[k][i] * p.shape[i] as isize);
                 if ok {
                     p.shape[prev] *= p.shape[i];
                     for k in 0..K {
@@ -98,7 +106,10 @@ impl<const K: usize> Plan<K> {
     /// The run length and each operand's stride along the run.
     pub(crate) fn run(&self) -> (usize, [isize; K]) {
         let last = self.ndim - 1;
-        (self.shape[last], core::array::from_fn(|k| self.strides[k][last]))
+        (
+            self.shape[last],
+            core::array::from_fn(|k| self.strides[k][last]),
+        )
     }
 
     /// Calls `f` with each operand's offset at the start of every run.

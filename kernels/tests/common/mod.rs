@@ -213,7 +213,7 @@ pub fn fill<T: TestFloat>(
     let edges = T::edges();
     for x in buf.iter_mut() {
         let r = rng.next();
-        *x = if r % 4 == 0 {
+        *x = if r.is_multiple_of(4) {
             edges[(r >> 8) as usize % edges.len()]
         } else {
             T::random(rng)

@@ -116,6 +116,7 @@ fn check(got: &[f64], want: impl Iterator<Item = f64>, what: &str) {
 }
 
 type Binary = (&'static str, fn(f64, f64) -> f64);
+type Unary = (&'static str, fn(f64) -> f64);
 
 pub fn run(opts: &Options) {
     let samples = if opts.quick { 5 } else { 11 };
@@ -146,7 +147,11 @@ pub fn run(opts: &Options) {
                 let mut out = Array::<f64>::zeros(&[n]);
                 let mut plain = vec![0.0; n];
                 binary_into(name, &a.view(), &b.view(), &mut out);
-                check(out.as_slice().unwrap(), sa.iter().zip(sb).map(|(&x, &y)| f(x, y)), &into);
+                check(
+                    out.as_slice().unwrap(),
+                    sa.iter().zip(sb).map(|(&x, &y)| f(x, y)),
+                    &into,
+                );
                 let (m, s, anc) = compare(
                     samples,
                     &mut || binary_into(name, &a.view(), &b.view(), black_box(&mut out)),
@@ -155,11 +160,22 @@ pub fn run(opts: &Options) {
                         black_box(&mut plain);
                     },
                 );
-                rows.push(emit(Row { op: into, n, ours: m, spread: s, anchor: anc, bytes: 24 * n }));
+                rows.push(emit(Row {
+                    op: into,
+                    n,
+                    ours: m,
+                    spread: s,
+                    anchor: anc,
+                    bytes: 24 * n,
+                }));
             }
             if want(name) {
                 let r = binary(name, &a.view(), &b.view());
-                check(r.as_slice().unwrap(), sa.iter().zip(sb).map(|(&x, &y)| f(x, y)), name);
+                check(
+                    r.as_slice().unwrap(),
+                    sa.iter().zip(sb).map(|(&x, &y)| f(x, y)),
+                    name,
+                );
                 let (m, s, anc) = compare(
                     samples,
                     &mut || {
@@ -169,10 +185,17 @@ pub fn run(opts: &Options) {
                         black_box(plain_alloc(name, sa, sb));
                     },
                 );
-                rows.push(emit(Row { op: name.to_string(), n, ours: m, spread: s, anchor: anc, bytes: 24 * n }));
+                rows.push(emit(Row {
+                    op: name.to_string(),
+                    n,
+                    ours: m,
+                    spread: s,
+                    anchor: anc,
+                    bytes: 24 * n,
+                }));
             }
         }
-        let unary: [(&str, fn(f64) -> f64); 2] = [("neg_into", |x| -x), ("abs_into", |x| x.abs())];
+        let unary: [Unary; 2] = [("neg_into", |x| -x), ("abs_into", |x| x.abs())];
         for (name, f) in unary {
             if !want(name) {
                 continue;
@@ -188,23 +211,26 @@ pub fn run(opts: &Options) {
             };
             run(&mut out);
             check(out.as_slice().unwrap(), sa.iter().map(|&x| f(x)), name);
-            let (m, s, anc) = compare(
-                samples,
-                &mut || run(black_box(&mut out)),
-                &mut || {
-                    if name == "neg_into" {
-                        for (o, &x) in plain.iter_mut().zip(sa) {
-                            *o = -x;
-                        }
-                    } else {
-                        for (o, &x) in plain.iter_mut().zip(sa) {
-                            *o = x.abs();
-                        }
+            let (m, s, anc) = compare(samples, &mut || run(black_box(&mut out)), &mut || {
+                if name == "neg_into" {
+                    for (o, &x) in plain.iter_mut().zip(sa) {
+                        *o = -x;
                     }
-                    black_box(&mut plain);
-                },
-            );
-            rows.push(emit(Row { op: name.to_string(), n, ours: m, spread: s, anchor: anc, bytes: 16 * n }));
+                } else {
+                    for (o, &x) in plain.iter_mut().zip(sa) {
+                        *o = x.abs();
+                    }
+                }
+                black_box(&mut plain);
+            });
+            rows.push(emit(Row {
+                op: name.to_string(),
+                n,
+                ours: m,
+                spread: s,
+                anchor: anc,
+                bytes: 16 * n,
+            }));
         }
     }
     // f32 at 4Mi.
@@ -216,7 +242,10 @@ pub fn run(opts: &Options) {
         let mut out = Array::<f32>::zeros(&[n]);
         let mut plain = vec![0.0f32; n];
         a.add_into(&b, &mut out).unwrap();
-        assert!(out.iter().zip(sa.iter().zip(sb)).all(|(o, (x, y))| *o == x + y));
+        assert!(out
+            .iter()
+            .zip(sa.iter().zip(sb))
+            .all(|(o, (x, y))| *o == x + y));
         let (m, s, anc) = compare(
             samples,
             &mut || a.add_into(&b, black_box(&mut out)).unwrap(),
@@ -227,17 +256,30 @@ pub fn run(opts: &Options) {
                 black_box(&mut plain);
             },
         );
-        rows.push(emit(Row { op: "f32 add_into".into(), n, ours: m, spread: s, anchor: anc, bytes: 12 * n }));
+        rows.push(emit(Row {
+            op: "f32 add_into".into(),
+            n,
+            ours: m,
+            spread: s,
+            anchor: anc,
+            bytes: 12 * n,
+        }));
     }
     // 1024x1024 + a row, into a preallocated output.
     if want("row broadcast") {
         let (r, c) = (1024, 1024);
-        let m = Array::from_vec(data(r * c, 5)).into_shape(&[r as isize, c as isize]).unwrap();
+        let m = Array::from_vec(data(r * c, 5))
+            .into_shape(&[r as isize, c as isize])
+            .unwrap();
         let row = Array::from_vec(data(c, 6));
         let mut out = Array::<f64>::zeros(&[r, c]);
         m.add_into(&row, &mut out).unwrap();
         let (sm, sr) = (m.as_slice().unwrap(), row.as_slice().unwrap());
-        check(out.as_slice().unwrap(), (0..r * c).map(|i| sm[i] + sr[i % c]), "row broadcast");
+        check(
+            out.as_slice().unwrap(),
+            (0..r * c).map(|i| sm[i] + sr[i % c]),
+            "row broadcast",
+        );
         let mut plain = vec![0.0; r * c];
         let (med, s, anc) = compare(
             samples,
@@ -251,13 +293,24 @@ pub fn run(opts: &Options) {
                 black_box(&mut plain);
             },
         );
-        rows.push(emit(Row { op: "row broadcast into".into(), n: r * c, ours: med, spread: s, anchor: anc, bytes: 16 * r * c }));
+        rows.push(emit(Row {
+            op: "row broadcast into".into(),
+            n: r * c,
+            ours: med,
+            spread: s,
+            anchor: anc,
+            bytes: 16 * r * c,
+        }));
     }
     let worst = rows
         .iter()
         .map(|r| r.anchor / r.ours)
         .fold(f64::INFINITY, f64::min);
-    println!("{} rows; lowest ratio (anchor time / ours) {:.2}", rows.len(), worst);
+    println!(
+        "{} rows; lowest ratio (anchor time / ours) {:.2}",
+        rows.len(),
+        worst
+    );
 }
 
 fn emit(r: Row) -> Row {
