@@ -1,1 +1,1001 @@
-//! `.npy` reading and writing (in progress).
+//! Reading and writing NumPy `.npy` files.
+//!
+//! Supported: format versions 1.0, 2.0 and 3.0; element types `f64` (`'<f8'`, `'>f8'`) and
+//! `f32` (`'<f4'`, `'>f4'`); C order and Fortran order (`fortran_order: True` files are
+//! read into a standard-layout, C-order array holding the same logical values).
+//!
+//! Writing always produces what `numpy.save` produces for a C-contiguous array of the same
+//! shape and dtype: format version 1.0 (2.0 only for a header too long for 1.0), the
+//! little-endian descr, C order, and a header padded with spaces so that the data starts
+//! at a multiple of 64 bytes. The written bytes are identical to NumPy's.
+//!
+//! Malformed input (bad magic, unsupported version, a header that is not the expected
+//! Python dict literal, an unsupported dtype, a truncated file, a data length that does not
+//! match the shape) is reported as an [`io::ErrorKind::InvalidData`] error, never a panic.
+//!
+//! ```
+//! use ndsimd::{npy, Array};
+//!
+//! let a = Array::<f64>::from_shape_vec(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+//! let bytes = npy::to_bytes(&a.view());
+//! assert_eq!(bytes.len() % 64, 48); // 128-byte header + 6 * 8 bytes of data
+//! let b: Array<f64> = npy::from_bytes(&bytes).unwrap();
+//! assert_eq!(b.shape(), &[2, 3]);
+//! assert_eq!(b.to_vec(), a.to_vec());
+//!
+//! // Asking for the wrong dtype is an error that names both dtypes.
+//! let err = npy::from_bytes::<f32>(&bytes).unwrap_err();
+//! assert!(err.to_string().contains("'<f8'") && err.to_string().contains("'<f4'"));
+//! ```
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+use crate::{Array, ArrayView, Element};
+
+/// The magic string that starts every `.npy` file.
+const MAGIC: &[u8; 6] = b"\x93NUMPY";
+/// NumPy aligns the start of the data to this many bytes.
+const ARRAY_ALIGN: usize = 64;
+/// NumPy leaves room in the header for the growth axis to reach this many digits.
+const GROWTH_AXIS_MAX_DIGITS: usize = 21;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// Element types that can be stored in `.npy` files: `f32` and `f64`.
+///
+/// This trait is sealed; it cannot be implemented outside this crate.
+pub trait NpyElement: Copy + sealed::Sealed + 'static {
+    /// Size of one element in bytes.
+    const ITEMSIZE: usize;
+    /// The little-endian dtype descr, e.g. `"<f8"`.
+    const DESCR_LE: &'static str;
+    /// The big-endian dtype descr, e.g. `">f8"`.
+    const DESCR_BE: &'static str;
+    /// NumPy's name of the dtype, e.g. `"float64"`.
+    const NAME: &'static str;
+
+    /// Decodes one element from exactly [`ITEMSIZE`](Self::ITEMSIZE) bytes.
+    #[doc(hidden)]
+    fn decode(bytes: &[u8], big_endian: bool) -> Self;
+    /// Appends the little-endian encoding of `self`.
+    #[doc(hidden)]
+    fn encode_le(self, out: &mut Vec<u8>);
+}
+
+impl NpyElement for f64 {
+    const ITEMSIZE: usize = 8;
+    const DESCR_LE: &'static str = "<f8";
+    const DESCR_BE: &'static str = ">f8";
+    const NAME: &'static str = "float64";
+
+    fn decode(bytes: &[u8], big_endian: bool) -> Self {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(bytes);
+        if big_endian {
+            f64::from_be_bytes(b)
+        } else {
+            f64::from_le_bytes(b)
+        }
+    }
+
+    fn encode_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl NpyElement for f32 {
+    const ITEMSIZE: usize = 4;
+    const DESCR_LE: &'static str = "<f4";
+    const DESCR_BE: &'static str = ">f4";
+    const NAME: &'static str = "float32";
+
+    fn decode(bytes: &[u8], big_endian: bool) -> Self {
+        let mut b = [0u8; 4];
+        b.copy_from_slice(bytes);
+        if big_endian {
+            f32::from_be_bytes(b)
+        } else {
+            f32::from_le_bytes(b)
+        }
+    }
+
+    fn encode_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+/// Reads a `.npy` file into a standard-layout (C-order) array.
+///
+/// Errors: those of [`std::fs::read`] (with the path added to the message), and
+/// [`io::ErrorKind::InvalidData`] for anything [`from_bytes`] rejects.
+pub fn read<T: NpyElement + Element>(path: impl AsRef<Path>) -> io::Result<Array<T>> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    from_bytes(&bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Parses the bytes of a `.npy` file into a standard-layout (C-order) array.
+///
+/// A file whose dtype is not `T`'s (for example a `'<f4'` file read as `f64`) is an
+/// [`io::ErrorKind::InvalidData`] error naming both dtypes; so are a bad magic string, an
+/// unsupported format version, a malformed header, and a data length that does not match
+/// the shape.
+pub fn from_bytes<T: NpyElement + Element>(bytes: &[u8]) -> io::Result<Array<T>> {
+    let (shape, data) = decode::<T>(bytes)?;
+    Array::from_shape_vec(&shape, data)
+        .map_err(|e| invalid(format!("cannot build an array of shape {shape:?}: {e}")))
+}
+
+/// Writes `array` to a `.npy` file (format version 1.0, little-endian, C order).
+///
+/// Any layout is accepted; the logical C-order elements are written.
+pub fn write<T: NpyElement + Element>(
+    path: impl AsRef<Path>,
+    array: &ArrayView<'_, T>,
+) -> io::Result<()> {
+    let path = path.as_ref();
+    std::fs::write(path, to_bytes(array))
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Encodes `array` as the bytes of a `.npy` file (format version 1.0, little-endian,
+/// C order, data aligned to 64 bytes), exactly as `numpy.save` would.
+///
+/// Any layout is accepted; the logical C-order elements are written.
+pub fn to_bytes<T: NpyElement + Element>(array: &ArrayView<'_, T>) -> Vec<u8> {
+    encode(array.shape(), array.len(), array.iter().copied())
+}
+
+fn invalid(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.into())
+}
+
+/// Encodes `len` elements in C order for an array of `shape`.
+fn encode<T: NpyElement>(shape: &[usize], len: usize, elems: impl Iterator<Item = T>) -> Vec<u8> {
+    let mut header = String::new();
+    let _ = write!(
+        header,
+        "{{'descr': '{}', 'fortran_order': False, 'shape': (",
+        T::DESCR_LE
+    );
+    for (i, d) in shape.iter().enumerate() {
+        if i > 0 {
+            header.push_str(", ");
+        }
+        let _ = write!(header, "{d}");
+    }
+    if shape.len() == 1 {
+        header.push(',');
+    }
+    header.push_str("), }");
+    if let Some(first) = shape.first() {
+        // Room for the growth axis (axis 0 in C order) to grow in place, as NumPy leaves.
+        let digits = first.to_string().len();
+        header.extend(std::iter::repeat_n(
+            ' ',
+            GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits),
+        ));
+    }
+    // Version 1.0 stores the header length in 2 bytes, version 2.0 in 4.
+    let hlen = header.len() + 1; // + the final '\n'
+    let padlen_v1 = ARRAY_ALIGN - (10 + hlen) % ARRAY_ALIGN;
+    let (version, prefix_len) = if hlen + padlen_v1 <= usize::from(u16::MAX) {
+        (1u8, 10)
+    } else {
+        (2u8, 12)
+    };
+    let padlen = ARRAY_ALIGN - (prefix_len + hlen) % ARRAY_ALIGN;
+    let total_hlen = hlen + padlen;
+    let mut out = Vec::with_capacity(prefix_len + total_hlen + len * T::ITEMSIZE);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[version, 0]);
+    if version == 1 {
+        // Cannot truncate: checked above.
+        out.extend_from_slice(&(total_hlen as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&(total_hlen as u32).to_le_bytes());
+    }
+    out.extend_from_slice(header.as_bytes());
+    out.extend(std::iter::repeat_n(b' ', padlen));
+    out.push(b'\n');
+    debug_assert_eq!(out.len() % ARRAY_ALIGN, 0);
+    for x in elems {
+        x.encode_le(&mut out);
+    }
+    out
+}
+
+/// The parsed header of a `.npy` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Header {
+    descr: String,
+    fortran_order: bool,
+    shape: Vec<usize>,
+}
+
+/// Splits `bytes` into the parsed header and the data bytes.
+fn split_header(bytes: &[u8]) -> io::Result<(Header, &[u8])> {
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(invalid(
+            "not a .npy file: it does not start with the magic string \\x93NUMPY",
+        ));
+    }
+    let Some(&[major, minor]) = bytes.get(6..8) else {
+        return Err(invalid(
+            "truncated .npy file: no format version after the magic string",
+        ));
+    };
+    let (len_bytes, utf8) = match (major, minor) {
+        (1, 0) => (2, false),
+        (2, 0) => (4, false),
+        (3, 0) => (4, true),
+        _ => {
+            return Err(invalid(format!(
+                "unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)"
+            )))
+        }
+    };
+    let Some(len_field) = bytes.get(8..8 + len_bytes) else {
+        return Err(invalid("truncated .npy file: no header length"));
+    };
+    let header_len = len_field
+        .iter()
+        .rev()
+        .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+    let start = 8 + len_bytes;
+    let Some(header_bytes) = bytes.get(start..).and_then(|rest| rest.get(..header_len)) else {
+        return Err(invalid(format!(
+            "truncated .npy file: the header is {header_len} bytes long but only {} bytes follow \
+             the header length",
+            bytes.len() - start
+        )));
+    };
+    let header_text: std::borrow::Cow<'_, str> = if utf8 {
+        std::str::from_utf8(header_bytes)
+            .map_err(|e| invalid(format!("bad .npy header: not valid UTF-8 ({e})")))?
+            .into()
+    } else {
+        // Latin-1: every byte is one char.
+        header_bytes
+            .iter()
+            .map(|&b| char::from(b))
+            .collect::<String>()
+            .into()
+    };
+    let header = parse_header(&header_text)?;
+    Ok((header, &bytes[start + header_len..]))
+}
+
+/// Parses a `.npy` file into its shape and C-order elements.
+fn decode<T: NpyElement>(bytes: &[u8]) -> io::Result<(Vec<usize>, Vec<T>)> {
+    let (header, data) = split_header(bytes)?;
+    let big_endian = if header.descr == T::DESCR_LE {
+        false
+    } else if header.descr == T::DESCR_BE {
+        true
+    } else if is_supported_descr(&header.descr) {
+        return Err(invalid(format!(
+            "dtype mismatch: the file holds '{}' ({}) but '{}' ({}) was requested",
+            header.descr,
+            descr_name(&header.descr),
+            T::DESCR_LE,
+            T::NAME
+        )));
+    } else {
+        return Err(invalid(format!(
+            "unsupported dtype '{}' (supported: '<f8', '>f8', '<f4', '>f4'); '{}' ({}) was \
+             requested",
+            header.descr,
+            T::DESCR_LE,
+            T::NAME
+        )));
+    };
+    let shape = header.shape;
+    // As NumPy, the product of the non-zero dimensions must fit in `isize` bytes even for
+    // an empty array, so that strides cannot overflow.
+    let nonzero_bytes = shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(T::ITEMSIZE, |acc, &d| acc.checked_mul(d))
+        .filter(|&b| isize::try_from(b).is_ok());
+    let count = shape.iter().product::<usize>();
+    let Some((count, nbytes)) = nonzero_bytes.map(|_| (count, count * T::ITEMSIZE)) else {
+        return Err(invalid(format!(
+            "bad .npy header: the shape {shape:?} is too large"
+        )));
+    };
+    if data.len() != nbytes {
+        let what = if data.len() < nbytes {
+            "truncated .npy file"
+        } else {
+            "bad .npy file"
+        };
+        return Err(invalid(format!(
+            "{what}: shape {shape:?} of '{}' needs {nbytes} data bytes but the file has {}",
+            header.descr,
+            data.len()
+        )));
+    }
+    let mut values: Vec<T> = Vec::with_capacity(count);
+    values.extend(
+        data.chunks_exact(T::ITEMSIZE)
+            .map(|c| T::decode(c, big_endian)),
+    );
+    if header.fortran_order && shape.len() > 1 && count > 0 {
+        values = fortran_to_c(&shape, &values);
+    }
+    Ok((shape, values))
+}
+
+fn is_supported_descr(descr: &str) -> bool {
+    matches!(descr, "<f8" | ">f8" | "<f4" | ">f4")
+}
+
+fn descr_name(descr: &str) -> &'static str {
+    match descr {
+        "<f8" | ">f8" => "float64",
+        "<f4" | ">f4" => "float32",
+        _ => "unsupported",
+    }
+}
+
+/// Reorders elements stored in Fortran order (first axis fastest) into C order.
+fn fortran_to_c<T: Copy>(shape: &[usize], f: &[T]) -> Vec<T> {
+    let ndim = shape.len();
+    // Fortran strides, in elements.
+    let mut fstrides = vec![0usize; ndim];
+    let mut acc = 1;
+    for (s, &d) in fstrides.iter_mut().zip(shape) {
+        *s = acc;
+        acc *= d;
+    }
+    let mut out = Vec::with_capacity(f.len());
+    let mut index = vec![0usize; ndim];
+    let mut offset = 0usize;
+    for _ in 0..f.len() {
+        out.push(f[offset]);
+        // Increment the C-order multi-index (last axis fastest).
+        for ax in (0..ndim).rev() {
+            index[ax] += 1;
+            offset += fstrides[ax];
+            if index[ax] < shape[ax] {
+                break;
+            }
+            offset -= fstrides[ax] * shape[ax];
+            index[ax] = 0;
+        }
+    }
+    out
+}
+
+/// A value of the Python literal subset used in `.npy` headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PyValue {
+    Str(String),
+    Bool(bool),
+    Int(u64),
+    Tuple(Vec<PyValue>),
+    /// Anything else that parses (lists, dicts, None, negative ints): rejected by the caller.
+    Other(&'static str),
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+}
+
+fn header_err(msg: impl std::fmt::Display) -> io::Error {
+    invalid(format!("bad .npy header: {msg}"))
+}
+
+impl Parser<'_> {
+    fn skip_ws(&mut self) {
+        while let Some(&c) = self.s.get(self.pos) {
+            if c == b' ' || c == b'\t' || c == b'\n' || c == b'\r' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.get(self.pos).copied()
+    }
+
+    fn expect(&mut self, c: u8) -> io::Result<()> {
+        match self.peek() {
+            Some(x) if x == c => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(x) => Err(header_err(format!(
+                "expected '{}' at byte {} but found '{}'",
+                char::from(c),
+                self.pos,
+                char::from(x).escape_default()
+            ))),
+            None => Err(header_err(format!(
+                "expected '{}' but the header ended",
+                char::from(c)
+            ))),
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> io::Result<PyValue> {
+        if depth > 32 {
+            return Err(header_err("nested too deeply"));
+        }
+        match self.peek() {
+            None => Err(header_err("expected a value but the header ended")),
+            Some(q @ (b'\'' | b'"')) => {
+                self.pos += 1;
+                let start = self.pos;
+                while let Some(&c) = self.s.get(self.pos) {
+                    if c == q {
+                        let text = std::str::from_utf8(&self.s[start..self.pos])
+                            .map_err(|_| header_err("a string is not valid text"))?;
+                        self.pos += 1;
+                        return Ok(PyValue::Str(text.to_owned()));
+                    }
+                    if c == b'\\' || c == b'\n' {
+                        return Err(header_err(
+                            "escape sequences and line breaks in strings are not supported",
+                        ));
+                    }
+                    self.pos += 1;
+                }
+                Err(header_err("unterminated string"))
+            }
+            Some(open @ (b'(' | b'[' | b'{')) => {
+                self.pos += 1;
+                let close = match open {
+                    b'(' => b')',
+                    b'[' => b']',
+                    _ => b'}',
+                };
+                let mut items = Vec::new();
+                let mut trailing_comma = false;
+                loop {
+                    if self.peek() == Some(close) {
+                        self.pos += 1;
+                        break;
+                    }
+                    let item = self.value(depth + 1)?;
+                    if open == b'{' {
+                        self.expect(b':')?;
+                        self.value(depth + 1)?;
+                    }
+                    items.push(item);
+                    match self.peek() {
+                        Some(b',') => {
+                            self.pos += 1;
+                            trailing_comma = true;
+                        }
+                        Some(c) if c == close => {
+                            trailing_comma = false;
+                        }
+                        _ => {
+                            return Err(header_err(format!(
+                                "expected ',' or '{}' at byte {}",
+                                char::from(close),
+                                self.pos
+                            )))
+                        }
+                    }
+                }
+                Ok(match open {
+                    // `(3)` is the int 3 in Python, not a tuple.
+                    b'(' if items.len() == 1 && !trailing_comma => {
+                        items.pop().unwrap_or(PyValue::Other(""))
+                    }
+                    b'(' => PyValue::Tuple(items),
+                    b'[' => PyValue::Other("a list"),
+                    _ => PyValue::Other("a dict"),
+                })
+            }
+            Some(c) if c.is_ascii_digit() || c == b'-' || c == b'+' => {
+                let neg = c == b'-';
+                if c == b'-' || c == b'+' {
+                    self.pos += 1;
+                }
+                let start = self.pos;
+                while self.s.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                    self.pos += 1;
+                }
+                if start == self.pos {
+                    return Err(header_err(format!("expected digits at byte {start}")));
+                }
+                let digits = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
+                // Python 2 long suffix, as written by old NumPy versions.
+                if matches!(self.s.get(self.pos), Some(b'L' | b'l')) {
+                    self.pos += 1;
+                }
+                let n: u64 = digits
+                    .parse()
+                    .map_err(|_| header_err(format!("integer {digits} is too large")))?;
+                Ok(if neg && n != 0 {
+                    PyValue::Other("a negative integer")
+                } else {
+                    PyValue::Int(n)
+                })
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = self.pos;
+                while self
+                    .s
+                    .get(self.pos)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                {
+                    self.pos += 1;
+                }
+                match &self.s[start..self.pos] {
+                    b"True" => Ok(PyValue::Bool(true)),
+                    b"False" => Ok(PyValue::Bool(false)),
+                    b"None" => Ok(PyValue::Other("None")),
+                    other => Err(header_err(format!(
+                        "unexpected name '{}'",
+                        String::from_utf8_lossy(other)
+                    ))),
+                }
+            }
+            Some(c) => Err(header_err(format!(
+                "unexpected character '{}' at byte {}",
+                char::from(c).escape_default(),
+                self.pos
+            ))),
+        }
+    }
+
+    /// Parses the top-level dict: `{'key': value, ...}` followed only by whitespace.
+    fn dict(&mut self) -> io::Result<Vec<(String, PyValue)>> {
+        self.expect(b'{')?;
+        let mut entries = Vec::new();
+        loop {
+            if self.peek() == Some(b'}') {
+                self.pos += 1;
+                break;
+            }
+            let key = match self.value(1)? {
+                PyValue::Str(k) => k,
+                other => return Err(header_err(format!("dict key {other:?} is not a string"))),
+            };
+            self.expect(b':')?;
+            let value = self.value(1)?;
+            entries.push((key, value));
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {}
+                _ => {
+                    return Err(header_err(format!(
+                        "expected ',' or '}}' at byte {}",
+                        self.pos
+                    )))
+                }
+            }
+        }
+        if self.peek().is_some() {
+            return Err(header_err(format!(
+                "unexpected text after the dict at byte {}",
+                self.pos
+            )));
+        }
+        Ok(entries)
+    }
+}
+
+/// Parses the header dict: exactly the keys `descr`, `fortran_order` and `shape`.
+fn parse_header(text: &str) -> io::Result<Header> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        pos: 0,
+    };
+    let entries = p.dict()?;
+    let mut descr = None;
+    let mut fortran_order = None;
+    let mut shape = None;
+    for (key, value) in entries {
+        match (key.as_str(), value) {
+            ("descr", PyValue::Str(s)) if descr.is_none() => descr = Some(s),
+            ("descr", v) if descr.is_none() => {
+                return Err(header_err(format!(
+                    "unsupported 'descr' {v:?} (supported: '<f8', '>f8', '<f4', '>f4')"
+                )))
+            }
+            ("fortran_order", PyValue::Bool(b)) if fortran_order.is_none() => {
+                fortran_order = Some(b);
+            }
+            ("fortran_order", v) if fortran_order.is_none() => {
+                return Err(header_err(format!(
+                    "'fortran_order' must be True or False, not {v:?}"
+                )))
+            }
+            ("shape", PyValue::Tuple(items)) if shape.is_none() => {
+                let mut dims = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        PyValue::Int(n) => dims.push(usize::try_from(n).map_err(|_| {
+                            header_err(format!("dimension {n} in 'shape' is too large"))
+                        })?),
+                        other => {
+                            return Err(header_err(format!(
+                                "'shape' must be a tuple of non-negative integers, found {other:?}"
+                            )))
+                        }
+                    }
+                }
+                shape = Some(dims);
+            }
+            ("shape", v) if shape.is_none() => {
+                return Err(header_err(format!("'shape' must be a tuple, not {v:?}")))
+            }
+            ("descr" | "fortran_order" | "shape", _) => {
+                return Err(header_err(format!("duplicate key '{key}'")))
+            }
+            (other, _) => return Err(header_err(format!("unexpected key '{other}'"))),
+        }
+    }
+    match (descr, fortran_order, shape) {
+        (Some(descr), Some(fortran_order), Some(shape)) => Ok(Header {
+            descr,
+            fortran_order,
+            shape,
+        }),
+        _ => Err(header_err(
+            "missing key: 'descr', 'fortran_order' and 'shape' are required",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn format_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixtures/format")
+    }
+
+    fn arange<T: Element>(n: usize) -> Vec<T> {
+        (0..n).map(|i| T::from_usize(i).unwrap()).collect()
+    }
+
+    fn size(shape: &[usize]) -> usize {
+        shape.iter().product()
+    }
+
+    const SHAPES: &[&[usize]] = &[
+        &[],
+        &[5],
+        &[0],
+        &[2, 3],
+        &[3, 0],
+        &[2, 3, 4],
+        &[2, 1, 3, 2],
+        &[1, 0, 2, 3],
+    ];
+
+    fn round_trip<T: NpyElement + Element>() {
+        for &shape in SHAPES {
+            let mut v: Vec<T> = arange(size(shape));
+            if let Some(x) = v.first_mut() {
+                *x = T::nan();
+            }
+            if let Some(x) = v.last_mut() {
+                *x = -T::zero();
+            }
+            let a = Array::from_shape_vec(shape, v.clone()).unwrap();
+            let bytes = to_bytes(&a.view());
+            assert_eq!(
+                bytes.len() % ARRAY_ALIGN,
+                (v.len() * T::ITEMSIZE) % ARRAY_ALIGN
+            );
+            let b: Array<T> = from_bytes(&bytes).unwrap();
+            assert_eq!(b.shape(), shape);
+            let bits = |xs: &[T]| {
+                xs.iter()
+                    .map(|x| format!("{:?}", x.to_f64().unwrap().to_bits()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&b.to_vec()), bits(&v), "shape {shape:?}");
+        }
+    }
+
+    #[test]
+    fn round_trip_f64() {
+        round_trip::<f64>();
+    }
+
+    #[test]
+    fn round_trip_f32() {
+        round_trip::<f32>();
+    }
+
+    #[test]
+    fn file_round_trip() {
+        let dir = std::env::temp_dir().join(format!("ndsimd-npy-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.npy");
+        let a = Array::<f32>::from_shape_vec(&[2, 2], vec![1.0, -2.0, 3.5, f32::INFINITY]).unwrap();
+        write(&path, &a.view()).unwrap();
+        let b = read::<f32>(&path).unwrap();
+        assert_eq!(b.shape(), &[2, 2]);
+        assert_eq!(b.to_vec(), a.to_vec());
+        let err = read::<f32>(dir.join("missing.npy")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert!(err.to_string().contains("missing.npy"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `to_bytes` reproduces `numpy.save` byte for byte.
+    #[test]
+    fn identical_to_numpy_save() {
+        for (i, &shape) in SHAPES.iter().enumerate() {
+            let f8 = std::fs::read(format_dir().join(format!("c_f8_{i}.npy"))).unwrap();
+            let f4 = std::fs::read(format_dir().join(format!("c_f4_{i}.npy"))).unwrap();
+            let a = Array::<f64>::from_shape_vec(shape, arange(size(shape))).unwrap();
+            assert_eq!(to_bytes(&a.view()), f8, "shape {shape:?}");
+            let a = Array::<f32>::from_shape_vec(shape, arange(size(shape))).unwrap();
+            assert_eq!(to_bytes(&a.view()), f4, "shape {shape:?}");
+            assert_eq!(
+                from_bytes::<f64>(&f8).unwrap().to_vec(),
+                arange::<f64>(size(shape))
+            );
+            assert_eq!(from_bytes::<f32>(&f4).unwrap().shape(), shape);
+        }
+    }
+
+    /// Writing a non-standard layout writes its logical C-order elements.
+    #[test]
+    fn write_any_layout() {
+        let a = Array::<f64>::from_shape_vec(&[2, 3], arange(6)).unwrap();
+        let t = a.t();
+        let b: Array<f64> = from_bytes(&to_bytes(&t)).unwrap();
+        assert_eq!(b.shape(), &[3, 2]);
+        assert_eq!(b.to_vec(), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    }
+
+    fn check_file<T: NpyElement + Element>(name: &str, shape: &[usize]) {
+        let a = read::<T>(format_dir().join(name)).unwrap();
+        assert_eq!(a.shape(), shape, "{name}");
+        assert_eq!(a.to_vec(), arange::<T>(size(shape)), "{name}");
+        assert!(a.is_standard_layout(), "{name}");
+    }
+
+    #[test]
+    fn numpy_fortran_big_endian_and_versions() {
+        check_file::<f64>("fortran_f8.npy", &[2, 3, 4]);
+        check_file::<f32>("fortran_f4.npy", &[3, 5]);
+        check_file::<f64>("fortran_be_f8.npy", &[4, 3, 2]);
+        check_file::<f64>("be_f8.npy", &[3, 4]);
+        check_file::<f32>("be_f4.npy", &[2, 3]);
+        check_file::<f64>("be_f8_r0.npy", &[]);
+        check_file::<f64>("v2_f8.npy", &[2, 3]);
+        check_file::<f32>("v3_f4.npy", &[4]);
+        check_file::<f64>("v3_be_f8.npy", &[2, 2, 2]);
+    }
+
+    #[test]
+    fn fortran_to_c_order() {
+        // F-order data of shape [2, 3]: columns first.
+        let f = [0, 3, 1, 4, 2, 5];
+        assert_eq!(fortran_to_c(&[2, 3], &f), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(fortran_to_c(&[1, 1, 1], &[7]), vec![7]);
+    }
+
+    fn expect_invalid<T: NpyElement + Element>(bytes: &[u8], needle: &str) {
+        let err = match from_bytes::<T>(bytes) {
+            Ok(a) => panic!(
+                "expected an error containing {needle:?}, got shape {:?}",
+                a.shape()
+            ),
+            Err(e) => e,
+        };
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
+        assert!(
+            err.to_string().contains(needle),
+            "{err:?} does not contain {needle:?}"
+        );
+    }
+
+    /// Builds a version-1.0 file around `header` and `data`.
+    fn with_header(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&[1, 0]);
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn dtype_mismatch_names_both() {
+        let f4 = std::fs::read(format_dir().join("c_f4_3.npy")).unwrap();
+        let err = from_bytes::<f64>(&f4).unwrap_err();
+        let msg = err.to_string();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(msg.contains("'<f4'") && msg.contains("float32"), "{msg}");
+        assert!(msg.contains("'<f8'") && msg.contains("float64"), "{msg}");
+        let be = std::fs::read(format_dir().join("be_f8.npy")).unwrap();
+        expect_invalid::<f32>(&be, "'>f8' (float64)");
+        let i8 = std::fs::read(format_dir().join("i8.npy")).unwrap();
+        expect_invalid::<f64>(&i8, "unsupported dtype '<i8'");
+        let b1 = std::fs::read(format_dir().join("b1.npy")).unwrap();
+        expect_invalid::<f32>(&b1, "unsupported dtype '|b1'");
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        for name in ["c_f8_3.npy", "v3_f4.npy", "fortran_be_f8.npy", "c_f4_0.npy"] {
+            let bytes = std::fs::read(format_dir().join(name)).unwrap();
+            for n in 0..bytes.len() {
+                let r = if name.contains("f4") {
+                    from_bytes::<f32>(&bytes[..n]).map(|_| ())
+                } else {
+                    from_bytes::<f64>(&bytes[..n]).map(|_| ())
+                };
+                let err = r.expect_err("a truncated file must not parse");
+                assert_eq!(
+                    err.kind(),
+                    io::ErrorKind::InvalidData,
+                    "{name}[..{n}]: {err}"
+                );
+            }
+        }
+        let bytes = std::fs::read(format_dir().join("c_f8_3.npy")).unwrap();
+        expect_invalid::<f64>(&bytes[..bytes.len() - 1], "truncated .npy file");
+        expect_invalid::<f64>(&bytes[..100], "truncated .npy file");
+        expect_invalid::<f64>(&bytes[..9], "truncated .npy file");
+        expect_invalid::<f64>(&bytes[..7], "truncated .npy file");
+    }
+
+    #[test]
+    fn malformed_files_are_errors() {
+        let good = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n";
+        let data = [0u8; 16];
+        assert_eq!(
+            from_bytes::<f64>(&with_header(good, &data))
+                .unwrap()
+                .shape(),
+            &[2]
+        );
+
+        // Magic and version.
+        expect_invalid::<f64>(b"", "magic");
+        expect_invalid::<f64>(b"\x93NUMPZ\x01\x00", "magic");
+        expect_invalid::<f64>(b"PK\x03\x04 a zip file, not npy", "magic");
+        let mut v4 = with_header(good, &data);
+        v4[6] = 4;
+        expect_invalid::<f64>(&v4, "unsupported .npy format version 4.0");
+        let mut v11 = with_header(good, &data);
+        v11[7] = 1;
+        expect_invalid::<f64>(&v11, "version 1.1");
+        // Header length pointing past the end of the file.
+        let mut long = with_header(good, &data);
+        long[8] = 0xff;
+        long[9] = 0xff;
+        expect_invalid::<f64>(&long, "truncated .npy file");
+
+        // Data length must match the shape exactly.
+        expect_invalid::<f64>(
+            &with_header(good, &data[..15]),
+            "needs 16 data bytes but the file has 15",
+        );
+        expect_invalid::<f64>(
+            &with_header(good, &[0u8; 24]),
+            "needs 16 data bytes but the file has 24",
+        );
+
+        // Header syntax and content.
+        let bad_headers = [
+            ("", "expected '{'"),
+            ("not a dict", "expected '{'"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), ", "expected a value"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)} x", "unexpected text"),
+            ("{'descr': '<f8' 'fortran_order': False, 'shape': (2,)}", "expected ','"),
+            ("{'descr': '<f8', 'fortran_order': False}", "missing key"),
+            ("{'descr': '<f8', 'shape': (2,)}", "missing key"),
+            ("{'fortran_order': False, 'shape': (2,)}", "missing key"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': 1}", "unexpected key 'x'"),
+            ("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (2,)}", "duplicate key"),
+            ("{'descr': '<f8', 'fortran_order': 0, 'shape': (2,)}", "'fortran_order' must be True or False"),
+            ("{'descr': '<f8', 'fortran_order': false, 'shape': (2,)}", "unexpected name 'false'"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': [2]}", "'shape' must be a tuple"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (2)}", "'shape' must be a tuple"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (-2,)}", "non-negative"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (2.0,)}", "expected ','"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (None,)}", "non-negative"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': ((2,),)}", "non-negative"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,,)}", "unexpected character ','"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999,)}", "too large"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296)}", "too large"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4294967296, 4294967296)}", "too large"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952,)}", "too large"),
+            ("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,)}", "unsupported 'descr'"),
+            ("{'descr': '<f8, 'fortran_order': False, 'shape': (2,)}", "expected ',' or '}'"),
+            ("{'descr': '<f8\\n', 'fortran_order': False, 'shape': (2,)}", "escape"),
+            ("{'descr': '<c16', 'fortran_order': False, 'shape': (2,)}", "unsupported dtype '<c16'"),
+            ("{'descr': '=f8', 'fortran_order': False, 'shape': (2,)}", "unsupported dtype '=f8'"),
+            ("{1: '<f8', 'fortran_order': False, 'shape': (2,)}", "not a string"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)}\u{e9}", "unexpected text"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': @}", "unexpected character '@'"),
+        ];
+        for (header, needle) in bad_headers {
+            expect_invalid::<f64>(&with_header(header, &data), needle);
+        }
+        // More axes than an array may have.
+        let many = format!(
+            "{{'descr': '<f8', 'fortran_order': False, 'shape': ({}), }}",
+            "1, ".repeat(65)
+        );
+        expect_invalid::<f64>(&with_header(&many, &data[..8]), "cannot build an array");
+        // Deep nesting is rejected, not a stack overflow.
+        let deep = format!(
+            "{{'descr': '<f8', 'fortran_order': False, 'shape': {}2{}}}",
+            "(".repeat(10_000),
+            ")".repeat(10_000)
+        );
+        expect_invalid::<f64>(&with_header(&deep, &data), "nested too deeply");
+        // Version 3.0 headers must be UTF-8.
+        let mut v3 = MAGIC.to_vec();
+        let h = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2,)}\xff\n";
+        v3.extend_from_slice(&[3, 0]);
+        v3.extend_from_slice(&(h.len() as u32).to_le_bytes());
+        v3.extend_from_slice(h);
+        v3.extend_from_slice(&data);
+        expect_invalid::<f64>(&v3, "not valid UTF-8");
+
+        // Accepted variants: other quotes, no trailing comma, no padding, Python 2 longs.
+        let ok = [
+            "{\"descr\": \"<f8\", \"fortran_order\": False, \"shape\": (2,)}",
+            "{'shape': (2L,), 'fortran_order': True, 'descr': '<f8'}",
+            "  {'descr':'<f8','fortran_order':False,'shape':(2,),}  \n",
+        ];
+        for header in ok {
+            let a = from_bytes::<f64>(&with_header(header, &data)).unwrap();
+            assert_eq!(a.shape(), &[2], "{header}");
+        }
+        // A size-0 shape with no data, and a rank-0 shape with one element.
+        let empty = "{'descr': '<f4', 'fortran_order': True, 'shape': (3, 0, 2), }";
+        assert_eq!(
+            from_bytes::<f32>(&with_header(empty, &[])).unwrap().shape(),
+            &[3, 0, 2]
+        );
+        let scalar = "{'descr': '>f4', 'fortran_order': False, 'shape': (), }";
+        let a = from_bytes::<f32>(&with_header(scalar, &1.5f32.to_be_bytes())).unwrap();
+        assert_eq!((a.shape(), a.to_vec()), (&[][..], vec![1.5]));
+    }
+
+    #[test]
+    fn header_parser() {
+        let h = parse_header("{'descr': '<f8', 'fortran_order': True, 'shape': (3, 4), }").unwrap();
+        assert_eq!(
+            h,
+            Header {
+                descr: "<f8".into(),
+                fortran_order: true,
+                shape: vec![3, 4]
+            }
+        );
+        assert_eq!(
+            parse_header("{'descr': '<f8', 'fortran_order': False, 'shape': ()}")
+                .unwrap()
+                .shape,
+            Vec::<usize>::new()
+        );
+        assert_eq!(
+            parse_header("{'descr': '<f8', 'fortran_order': False, 'shape': (7,)}")
+                .unwrap()
+                .shape,
+            vec![7]
+        );
+    }
+}
