@@ -240,9 +240,15 @@ impl<T: Element> Array<T> {
         } else {
             0
         };
-        // NumPy computes element i as start + i*step (not by repeated addition).
+        // As NumPy's fill: element i is start + i*delta with delta the difference of
+        // the first two elements (not `step`, and not by repeated addition).
+        let delta = (start + step) - start;
         let v = (0..n)
-            .map(|i| start + T::from_usize(i).unwrap() * step)
+            .map(|i| match i {
+                0 => start,
+                1 => start + step,
+                _ => start + T::from_usize(i).unwrap() * delta,
+            })
             .collect();
         Ok(Self::from_vec(v))
     }

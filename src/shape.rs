@@ -52,6 +52,13 @@ impl<'a, T: Element> CowArray<'a, T> {
     }
 }
 
+/// Prints as the array it holds (NumPy's repr).
+impl<T: Element> std::fmt::Debug for CowArray<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.view(), f)
+    }
+}
+
 /// Resolves a target shape with at most one `-1` against `size` elements.
 pub(crate) fn infer_shape(from: &[usize], to: &[isize]) -> Result<Dim> {
     let err = || Error::IncompatibleReshape {

@@ -324,11 +324,19 @@ fn result_shape<T: Element>(
     a: &[usize],
     b: &Operand<'_, T>,
 ) -> Result<crate::dim::Dim> {
-    broadcast_shapes(a, b.shape()).ok_or_else(|| Error::ShapeMismatch {
+    let shape = broadcast_shapes(a, b.shape()).ok_or_else(|| Error::ShapeMismatch {
         op: name,
         lhs: a.to_vec(),
         rhs: b.shape().to_vec(),
-    })
+    })?;
+    if crate::dim::size_of_shape(&shape).is_none() {
+        return Err(Error::InvalidArgument(format!(
+            "the result of {name} of shapes {} and {} would have more than usize::MAX elements",
+            crate::error::ShapeFmt(a),
+            crate::error::ShapeFmt(b.shape())
+        )));
+    }
+    Ok(shape)
 }
 
 fn check_out(expected: &[usize], found: &[usize]) -> Result<()> {
