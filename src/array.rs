@@ -384,6 +384,7 @@ impl<S: Data> ArrayBase<S> {
     /// assert!(a.is_standard_layout());
     /// assert!(!a.t().is_standard_layout());
     /// ```
+    #[inline]
     pub fn is_standard_layout(&self) -> bool {
         if self.is_empty() {
             return true;

@@ -152,10 +152,10 @@ fn binary_exec<T: Element>(
     out: &mut ArrayBase<impl DataMut<Elem = T>>,
 ) {
     // Fast path: everything contiguous with the output's shape (or scalar).
-    let shape = out.shape().to_vec();
+    let shape = out.dim.clone();
     let direct = |o: &Operand<'_, T>| match o {
         Operand::Scalar(_) => true,
-        Operand::Array(v) => v.shape() == shape.as_slice() && v.is_standard_layout(),
+        Operand::Array(v) => v.shape() == &shape[..] && v.is_standard_layout(),
     };
     if out.is_standard_layout() && direct(a) && direct(b) {
         let n = out.len();
@@ -223,7 +223,7 @@ fn assign_exec<T: Element>(
     acc: &mut ArrayBase<impl DataMut<Elem = T>>,
     b: &Operand<'_, T>,
 ) {
-    let shape = acc.shape().to_vec();
+    let shape = acc.dim.clone();
     let sb = [match b {
         Operand::Scalar(x) => *x,
         _ => T::zero(),
@@ -279,7 +279,7 @@ fn unary_exec<T: Element>(
             return;
         }
     }
-    let shape = out.shape().to_vec();
+    let shape = out.dim.clone();
     let out_off = out.offset;
     let out_strides = out.strides.clone();
     let Some(plan) = Plan::new(&shape, [out_off, a.offset], [&out_strides, a.strides()]) else {
