@@ -128,6 +128,17 @@ pub(crate) fn normalize_axis(axis: isize, ndim: usize) -> Result<usize> {
 
 // ---------------------------------------------------------------- constructors
 
+/// `vec![x; n]`, with large buffers asking for huge pages before the first touch
+/// (a zeroed allocation of that size comes straight from the OS, untouched).
+pub(crate) fn filled_vec<T: Element>(n: usize, x: T) -> Vec<T> {
+    let mut v = vec![T::zero(); n];
+    ndsimd_kernels::mem::advise_hugepages(&mut v);
+    if !(x == T::zero() && x.is_sign_positive()) {
+        v.fill(x);
+    }
+    v
+}
+
 impl<T: Element> Array<T> {
     /// An array of `shape` from elements in row-major order.
     ///
@@ -183,7 +194,7 @@ impl<T: Element> Array<T> {
             panic!("{e}");
         }
         let n = size_of_shape(shape).expect("array size overflows usize");
-        Self::from_parts_standard(shape, vec![x; n])
+        Self::from_parts_standard(shape, filled_vec(n, x))
     }
 
     /// NumPy's `full`: the same as [`from_elem`](Self::from_elem).

@@ -19,6 +19,7 @@
 mod macros;
 
 pub mod dispatch;
+pub mod mem;
 pub mod scalar;
 
 // Private on purpose: a tier's kernels are safe `fn`s that execute that tier's
