@@ -61,3 +61,14 @@ fn cache_sizes_are_plausible() {
         "{c:?}"
     );
 }
+
+/// CI passes the tier the (possibly emulated) CPU must be detected as, read from
+/// /proc/cpuinfo, so a detection bug cannot quietly turn every lane into the
+/// scalar lane.
+#[test]
+fn detection_matches_what_ci_expects() {
+    if let Ok(want) = std::env::var("NDSIMD_EXPECT_DETECTED_TIER") {
+        let want = Tier::parse(&want).expect("NDSIMD_EXPECT_DETECTED_TIER names a tier");
+        assert_eq!(detected_tier(), want, "detected tier differs from the CPU's flags");
+    }
+}
