@@ -69,6 +69,10 @@ fn cache_sizes_are_plausible() {
 fn detection_matches_what_ci_expects() {
     if let Ok(want) = std::env::var("NDSIMD_EXPECT_DETECTED_TIER") {
         let want = Tier::parse(&want).expect("NDSIMD_EXPECT_DETECTED_TIER names a tier");
-        assert_eq!(detected_tier(), want, "detected tier differs from the CPU's flags");
+        assert_eq!(
+            detected_tier(),
+            want,
+            "detected tier differs from the CPU's flags"
+        );
     }
 }
