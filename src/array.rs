@@ -2,7 +2,7 @@
 
 use crate::dim::{c_strides, size_of_shape, Dim, Strides};
 use crate::error::{Error, Result};
-use crate::Element;
+use crate::{DType, Element};
 
 /// The most axes an array may have (NumPy's limit).
 pub const MAX_NDIM: usize = 64;
@@ -17,7 +17,7 @@ mod sealed {
 /// Storage an array can read: `Vec<T>`, `&[T]` or `&mut [T]`. Sealed.
 pub trait Data: sealed::Sealed {
     /// The element type.
-    type Elem: Element;
+    type Elem: DType;
     #[doc(hidden)]
     fn storage(&self) -> &[Self::Elem];
 }
@@ -28,34 +28,34 @@ pub trait DataMut: Data {
     fn storage_mut(&mut self) -> &mut [Self::Elem];
 }
 
-impl<T: Element> Data for Vec<T> {
+impl<T: DType> Data for Vec<T> {
     type Elem = T;
     #[inline]
     fn storage(&self) -> &[T] {
         self
     }
 }
-impl<T: Element> DataMut for Vec<T> {
+impl<T: DType> DataMut for Vec<T> {
     #[inline]
     fn storage_mut(&mut self) -> &mut [T] {
         self
     }
 }
-impl<T: Element> Data for &[T] {
+impl<T: DType> Data for &[T] {
     type Elem = T;
     #[inline]
     fn storage(&self) -> &[T] {
         self
     }
 }
-impl<T: Element> Data for &mut [T] {
+impl<T: DType> Data for &mut [T] {
     type Elem = T;
     #[inline]
     fn storage(&self) -> &[T] {
         self
     }
 }
-impl<T: Element> DataMut for &mut [T] {
+impl<T: DType> DataMut for &mut [T] {
     #[inline]
     fn storage_mut(&mut self) -> &mut [T] {
         self
@@ -130,16 +130,17 @@ pub(crate) fn normalize_axis(axis: isize, ndim: usize) -> Result<usize> {
 
 /// `vec![x; n]`, with large buffers asking for huge pages before the first touch
 /// (a zeroed allocation of that size comes straight from the OS, untouched).
-pub(crate) fn filled_vec<T: Element>(n: usize, x: T) -> Vec<T> {
-    let mut v = vec![T::zero(); n];
+pub(crate) fn filled_vec<T: DType>(n: usize, x: T) -> Vec<T> {
+    // All-zero bits for every DType, so the allocation comes zeroed from the OS.
+    let mut v = vec![T::default(); n];
     ndsimd_kernels::mem::advise_hugepages(&mut v);
-    if !(x == T::zero() && x.is_sign_positive()) {
+    if !x.is_zero_bits() {
         v.fill(x);
     }
     v
 }
 
-impl<T: Element> Array<T> {
+impl<T: DType> Array<T> {
     /// An array of `shape` from elements in row-major order.
     ///
     /// Errors with [`Error::LengthMismatch`] when `v.len()` is not the product of
@@ -206,7 +207,9 @@ impl<T: Element> Array<T> {
     pub fn full(shape: &[usize], x: T) -> Self {
         Self::from_elem(shape, x)
     }
+}
 
+impl<T: Element> Array<T> {
     /// An array of zeros.
     ///
     /// ```
@@ -314,7 +317,9 @@ impl<T: Element> Array<T> {
     pub fn identity(n: usize) -> Self {
         Self::eye(n, n, 0)
     }
+}
 
+impl<T: DType> Array<T> {
     /// The elements in row-major order, consuming the array (no copy when it is in
     /// standard layout and owns exactly its elements).
     ///
@@ -681,7 +686,7 @@ enum IterInner<'a, T> {
     },
 }
 
-impl<'a, T: Element> Iter<'a, T> {
+impl<'a, T: DType> Iter<'a, T> {
     fn new(v: ArrayView<'a, T>) -> Self {
         if v.is_standard_layout() {
             let n = v.len();

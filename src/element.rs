@@ -8,6 +8,50 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for bool {}
+}
+
+/// Any type an array can hold: `f32`, `f64` and `bool` (comparison results).
+/// Sealed. Layout operations (views, slicing, reshape, iteration, printing) work
+/// for every `DType`; arithmetic needs [`Element`].
+///
+/// ```
+/// use ndsimd::{Array, DType};
+/// fn first<T: DType>(a: &Array<T>) -> Option<T> {
+///     a.first().copied()
+/// }
+/// assert_eq!(first(&Array::from_vec(vec![true, false])), Some(true));
+/// ```
+pub trait DType:
+    Copy + Default + PartialEq + Debug + Send + Sync + 'static + sealed::Sealed
+{
+    /// NumPy's name for the type (`"float64"`, `"bool"`).
+    const DTYPE: &'static str;
+    #[doc(hidden)]
+    /// NumPy-style strings for `vals`, all padded to one width.
+    fn format_all(vals: &[Self]) -> Vec<String>;
+    #[doc(hidden)]
+    /// True for the all-zero-bits value (`+0.0`, `false`; not `-0.0`).
+    fn is_zero_bits(self) -> bool;
+    #[doc(hidden)]
+    /// How a 0-D array prints with `Display` (NumPy's `str`).
+    fn format_scalar(self) -> String;
+}
+
+impl DType for bool {
+    const DTYPE: &'static str = "bool";
+    fn format_all(vals: &[bool]) -> Vec<String> {
+        // NumPy pads True to False's width: `array([ True, False])`.
+        vals.iter()
+            .map(|&v| format!("{:>5}", if v { "True" } else { "False" }))
+            .collect()
+    }
+    fn is_zero_bits(self) -> bool {
+        !self
+    }
+    fn format_scalar(self) -> String {
+        if self { "True" } else { "False" }.to_string()
+    }
 }
 
 /// An array element type. Sealed: implemented for `f32` and `f64`, each with its own
@@ -20,7 +64,8 @@ mod sealed {
 /// assert_eq!(total(&[1.0f32, 2.0]), 3.0);
 /// ```
 pub trait Element:
-    Float
+    DType
+    + Float
     + FromPrimitive
     + KernelElement
     + Debug
@@ -32,14 +77,25 @@ pub trait Element:
     + 'static
     + sealed::Sealed
 {
-    /// NumPy's name for the type (`"float64"`).
-    const DTYPE: &'static str;
 }
 
-impl Element for f32 {
-    const DTYPE: &'static str = "float32";
+macro_rules! float_dtype {
+    ($t:ty, $name:literal) => {
+        impl DType for $t {
+            const DTYPE: &'static str = $name;
+            fn format_all(vals: &[$t]) -> Vec<String> {
+                crate::fmt::format_floats(vals)
+            }
+            fn is_zero_bits(self) -> bool {
+                self.to_bits() == 0
+            }
+            fn format_scalar(self) -> String {
+                // NumPy's str of a 0-D float array is Python's float str ("5.0").
+                format!("{self:?}")
+            }
+        }
+        impl Element for $t {}
+    };
 }
-
-impl Element for f64 {
-    const DTYPE: &'static str = "float64";
-}
+float_dtype!(f32, "float32");
+float_dtype!(f64, "float64");

@@ -6,7 +6,7 @@
 //! each edge) for arrays of more than 1000 elements.
 
 use crate::array::{ArrayBase, ArrayView, Data};
-use crate::Element;
+use crate::{DType, Element};
 use std::fmt;
 
 const PRECISION: usize = 8;
@@ -153,7 +153,7 @@ fn shown(n: usize, summarize: bool) -> (Vec<usize>, Option<usize>) {
     }
 }
 
-fn collect_shown<T: Element>(v: &ArrayView<'_, T>, summarize: bool, out: &mut Vec<T>) {
+fn collect_shown<T: DType>(v: &ArrayView<'_, T>, summarize: bool, out: &mut Vec<T>) {
     if v.ndim() == 0 {
         out.push(*v.first().unwrap());
         return;
@@ -168,16 +168,18 @@ fn collect_shown<T: Element>(v: &ArrayView<'_, T>, summarize: bool, out: &mut Ve
     }
 }
 
-fn write_rec<T: Element>(
+/// Writes the nested brackets of `shape`, taking the formatted elements from
+/// `words` in row-major order of the shown elements.
+fn write_rec(
     out: &mut String,
-    v: &ArrayView<'_, T>,
-    f: &Formatter,
+    shape: &[usize],
+    words: &mut impl Iterator<Item = String>,
     sep: &str,
     indent: usize,
     summarize: bool,
 ) {
-    let nd = v.ndim();
-    let (idx, gap) = shown(v.shape()[0], summarize);
+    let nd = shape.len();
+    let (idx, gap) = shown(shape[0], summarize);
     out.push('[');
     if nd == 1 {
         let mut line_len = indent + 1;
@@ -186,7 +188,8 @@ fn write_rec<T: Element>(
                 let word = "...";
                 push_word(out, &mut line_len, word, sep, indent);
             }
-            let word = f.format(*v.get(&[i]).unwrap());
+            let _ = i;
+            let word = words.next().expect("one word per shown element");
             let last = k + 1 == idx.len();
             push_word(
                 out,
@@ -211,11 +214,8 @@ fn write_rec<T: Element>(
                 out.push_str(&newlines);
                 out.push_str(&pad);
             }
-            let sub = v
-                .view()
-                .slice_move([crate::SliceArg::Index(i as isize)])
-                .unwrap();
-            write_rec(out, &sub, f, sep, indent + 1, summarize);
+            let _ = i;
+            write_rec(out, &shape[1..], words, sep, indent + 1, summarize);
         }
     }
     out.push(']');
@@ -237,16 +237,29 @@ fn push_word(out: &mut String, line_len: &mut usize, word: &str, sep: &str, inde
     *line_len += word.len() + sep.len();
 }
 
-fn render<T: Element>(v: &ArrayView<'_, T>, sep: &str, indent: usize) -> String {
+/// NumPy's formatting of floats: one shared layout for all `vals`.
+pub(crate) fn format_floats<T: Element>(vals: &[T]) -> Vec<String> {
+    let f = Formatter::new(vals);
+    vals.iter().map(|&v| f.format(v)).collect()
+}
+
+fn render<T: DType>(v: &ArrayView<'_, T>, sep: &str, indent: usize) -> String {
     let summarize = v.len() > THRESHOLD;
     let mut vals = Vec::new();
     collect_shown(v, summarize, &mut vals);
-    let f = Formatter::new(&vals);
+    let words = T::format_all(&vals);
     if v.ndim() == 0 {
-        return f.format(vals[0]).trim().to_string();
+        return words[0].trim().to_string();
     }
     let mut s = String::new();
-    write_rec(&mut s, v, &f, sep, indent, summarize);
+    write_rec(
+        &mut s,
+        v.shape(),
+        &mut words.into_iter(),
+        sep,
+        indent,
+        summarize,
+    );
     s
 }
 
@@ -272,8 +285,7 @@ impl<S: Data> fmt::Display for ArrayBase<S> {
             return f.write_str(&format!("{}{}", "[".repeat(v.ndim()), "]".repeat(v.ndim())));
         }
         if v.ndim() == 0 {
-            // NumPy's str of a 0-D float array is Python's float str ("5.0").
-            return write!(f, "{:?}", v.first().unwrap());
+            return f.write_str(&v.first().unwrap().format_scalar());
         }
         f.write_str(&render(&v, " ", 0))
     }
@@ -284,8 +296,9 @@ impl<S: Data> fmt::Display for ArrayBase<S> {
 impl<S: Data> fmt::Debug for ArrayBase<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.view();
-        let dtype = <S::Elem as Element>::DTYPE;
-        let show_dtype = dtype != "float64";
+        let dtype = <S::Elem as DType>::DTYPE;
+        // NumPy names the dtype unless it is the default for its literals.
+        let show_dtype = dtype != "float64" && dtype != "bool";
         if v.is_empty() {
             if v.ndim() == 1 {
                 return write!(f, "array([], dtype={dtype})");
@@ -354,6 +367,20 @@ mod tests {
         assert_eq!(
             format!("{w:?}"),
             "array([ 0. ,  1.5,  3. ,  4.5,  6. ,  7.5,  9. , 10.5, 12. , 13.5, 15. ,\n       16.5, 18. , 19.5, 21. , 22.5, 24. , 25.5, 27. , 28.5, 30. , 31.5,\n       33. , 34.5, 36. , 37.5, 39. , 40.5, 42. , 43.5])"
+        );
+        let b = Array::from_shape_vec(&[2, 2], vec![true, false, true, true]).unwrap();
+        assert_eq!(
+            format!("{b:?}"),
+            "array([[ True, False],\n       [ True,  True]])"
+        );
+        assert_eq!(format!("{b}"), "[[ True False]\n [ True  True]]");
+        assert_eq!(
+            format!("{:?}", Array::from_vec(vec![true])),
+            "array([ True])"
+        );
+        assert_eq!(
+            format!("{:?}", Array::<bool>::from_vec(vec![])),
+            "array([], dtype=bool)"
         );
         let p = Array::from_vec(vec![1.23456789012, 2.0]);
         assert_eq!(format!("{p:?}"), "array([1.23456789, 2.        ])");

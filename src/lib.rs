@@ -26,7 +26,7 @@ mod shape;
 mod slice;
 
 pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, MAX_NDIM};
-pub use element::Element;
+pub use element::{DType, Element};
 pub use error::{Error, Result};
 pub use info::{info, Info};
 pub use ops::{IntoOperand, Operand};

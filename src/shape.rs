@@ -3,20 +3,20 @@
 use crate::array::{check_ndim, normalize_axis, Array, ArrayBase, ArrayView, Data};
 use crate::dim::{c_strides, size_of_shape, Dim, Strides};
 use crate::error::{Error, Result, ShapeFmt};
-use crate::Element;
+use crate::DType;
 
 /// An array that is either a view of another array's data or an owned copy: what
 /// [`reshape`](ArrayBase::reshape) returns, since NumPy's reshape copies only when
 /// the layout forces it.
 #[derive(Clone)]
-pub enum CowArray<'a, T: Element> {
+pub enum CowArray<'a, T: DType> {
     /// Shares the source's data.
     View(ArrayView<'a, T>),
     /// A fresh standard-layout copy.
     Owned(Array<T>),
 }
 
-impl<'a, T: Element> CowArray<'a, T> {
+impl<'a, T: DType> CowArray<'a, T> {
     /// A view of either form.
     pub fn view(&self) -> ArrayView<'_, T> {
         match self {
@@ -53,7 +53,7 @@ impl<'a, T: Element> CowArray<'a, T> {
 }
 
 /// Prints as the array it holds (NumPy's repr).
-impl<T: Element> std::fmt::Debug for CowArray<'_, T> {
+impl<T: DType> std::fmt::Debug for CowArray<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Debug::fmt(&self.view(), f)
     }
@@ -329,7 +329,7 @@ impl<S: Data> ArrayBase<S> {
     }
 }
 
-impl<T: Element> Array<T> {
+impl<T: DType> Array<T> {
     /// Reshapes an owned array, without copying when the layout allows it (always
     /// for standard layout); otherwise the elements are copied in row-major order.
     ///

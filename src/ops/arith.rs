@@ -9,11 +9,11 @@ use super::engine::{gather, scatter, Plan, BLOCK};
 use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
 use crate::dim::{broadcast_shapes, broadcast_strides};
 use crate::error::{Error, Result};
-use crate::Element;
+use crate::{DType, Element};
 use ndsimd_kernels::{BinaryOp, KernelElement, Table, UnaryOp};
 
 /// A right-hand operand: a scalar or an array view.
-pub enum Operand<'a, T: Element> {
+pub enum Operand<'a, T: DType> {
     /// A scalar broadcasts to every shape (a 0-D operand).
     Scalar(T),
     /// An array, broadcast by NumPy's rules.
@@ -30,7 +30,7 @@ pub enum Operand<'a, T: Element> {
 /// assert_eq!(a.mul(&a).unwrap().to_vec(), vec![1.0, 4.0]);
 /// assert_eq!(a.mul(a.view()).unwrap().to_vec(), vec![1.0, 4.0]);
 /// ```
-pub trait IntoOperand<'a, T: Element> {
+pub trait IntoOperand<'a, T: DType> {
     /// The operand form.
     fn into_operand(self) -> Operand<'a, T>;
 }
@@ -41,7 +41,7 @@ impl<'a, S: Data> IntoOperand<'a, S::Elem> for &'a ArrayBase<S> {
     }
 }
 
-impl<'a, T: Element> IntoOperand<'a, T> for ArrayView<'a, T> {
+impl<'a, T: DType> IntoOperand<'a, T> for ArrayView<'a, T> {
     fn into_operand(self) -> Operand<'a, T> {
         Operand::Array(self)
     }
@@ -53,13 +53,19 @@ impl<'a> IntoOperand<'a, f64> for f64 {
     }
 }
 
+impl<'a> IntoOperand<'a, bool> for bool {
+    fn into_operand(self) -> Operand<'a, bool> {
+        Operand::Scalar(self)
+    }
+}
+
 impl<'a> IntoOperand<'a, f32> for f32 {
     fn into_operand(self) -> Operand<'a, f32> {
         Operand::Scalar(self)
     }
 }
 
-impl<T: Element> Operand<'_, T> {
+impl<T: DType> Operand<'_, T> {
     fn shape(&self) -> &[usize] {
         match self {
             Operand::Scalar(_) => &[],
@@ -507,7 +513,10 @@ unary_methods! {
 macro_rules! impl_operators {
     ($( $Trait:ident $method:ident $Assign:ident $assign_method:ident => $name:ident $try_assign:ident; )*) => {$(
         /// Panics with the [`Error`] message when the shapes do not broadcast.
-        impl<'a, 'b, S1: Data, S2: Data<Elem = S1::Elem>> std::ops::$Trait<&'b ArrayBase<S2>> for &'a ArrayBase<S1> {
+        impl<'a, 'b, S1: Data, S2: Data<Elem = S1::Elem>> std::ops::$Trait<&'b ArrayBase<S2>> for &'a ArrayBase<S1>
+        where
+            S1::Elem: Element,
+        {
             type Output = Array<S1::Elem>;
             fn $method(self, rhs: &'b ArrayBase<S2>) -> Array<S1::Elem> {
                 ArrayBase::$name(self, rhs).unwrap_or_else(|e| panic!("{e}"))
@@ -530,7 +539,10 @@ macro_rules! impl_operators {
 
         /// Panics with the [`Error`] message when `rhs` does not broadcast to
         /// `self`'s shape.
-        impl<'b, S: DataMut, S2: Data<Elem = S::Elem>> std::ops::$Assign<&'b ArrayBase<S2>> for ArrayBase<S> {
+        impl<'b, S: DataMut, S2: Data<Elem = S::Elem>> std::ops::$Assign<&'b ArrayBase<S2>> for ArrayBase<S>
+        where
+            S::Elem: Element,
+        {
             fn $assign_method(&mut self, rhs: &'b ArrayBase<S2>) {
                 self.$try_assign(rhs).unwrap_or_else(|e| panic!("{e}"))
             }
@@ -591,7 +603,10 @@ impl_operators! {
     Div div DivAssign div_assign => div try_div_assign;
 }
 
-impl<S: Data> std::ops::Neg for &ArrayBase<S> {
+impl<S: Data> std::ops::Neg for &ArrayBase<S>
+where
+    S::Elem: Element,
+{
     type Output = Array<S::Elem>;
     fn neg(self) -> Array<S::Elem> {
         ArrayBase::neg(self)
