@@ -1,7 +1,8 @@
 //! Reading and writing NumPy `.npy` files.
 //!
-//! Supported: format versions 1.0, 2.0 and 3.0; element types `f64` (`'<f8'`, `'>f8'`) and
-//! `f32` (`'<f4'`, `'>f4'`); C order and Fortran order (`fortran_order: True` files are
+//! Supported: format versions 1.0, 2.0 and 3.0; element types `f64` (`'<f8'`, `'>f8'`),
+//! `f32` (`'<f4'`, `'>f4'`) and `bool` (`'|b1'`, one byte per element: NumPy writes 0 or 1,
+//! and any non-zero byte reads as `true`, as NumPy reads it); C order and Fortran order (`fortran_order: True` files are
 //! read into a standard-layout, C-order array holding the same logical values).
 //!
 //! Writing always produces what `numpy.save` produces for a C-contiguous array of the same
@@ -32,7 +33,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use crate::{Array, ArrayView, Element};
+use crate::{Array, ArrayView, DType};
 
 /// The magic string that starts every `.npy` file.
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -45,17 +46,19 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for bool {}
 }
 
-/// Element types that can be stored in `.npy` files: `f32` and `f64`.
+/// Element types that can be stored in `.npy` files: `f32`, `f64` and `bool`.
 ///
 /// This trait is sealed; it cannot be implemented outside this crate.
 pub trait NpyElement: Copy + sealed::Sealed + 'static {
     /// Size of one element in bytes.
     const ITEMSIZE: usize;
-    /// The little-endian dtype descr, e.g. `"<f8"`.
+    /// The little-endian dtype descr, e.g. `"<f8"` (`"|b1"` for `bool`, which has no
+    /// byte order).
     const DESCR_LE: &'static str;
-    /// The big-endian dtype descr, e.g. `">f8"`.
+    /// The big-endian dtype descr, e.g. `">f8"` (`"|b1"` for `bool`).
     const DESCR_BE: &'static str;
     /// NumPy's name of the dtype, e.g. `"float64"`.
     const NAME: &'static str;
@@ -110,11 +113,27 @@ impl NpyElement for f32 {
     }
 }
 
+impl NpyElement for bool {
+    const ITEMSIZE: usize = 1;
+    const DESCR_LE: &'static str = "|b1";
+    const DESCR_BE: &'static str = "|b1";
+    const NAME: &'static str = "bool";
+
+    fn decode(bytes: &[u8], _big_endian: bool) -> Self {
+        // NumPy writes 0 and 1; like NumPy, read any other byte as true.
+        bytes[0] != 0
+    }
+
+    fn encode_le(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+}
+
 /// Reads a `.npy` file into a standard-layout (C-order) array.
 ///
 /// Errors: those of [`std::fs::read`] (with the path added to the message), and
 /// [`io::ErrorKind::InvalidData`] for anything [`from_bytes`] rejects.
-pub fn read<T: NpyElement + Element>(path: impl AsRef<Path>) -> io::Result<Array<T>> {
+pub fn read<T: NpyElement + DType>(path: impl AsRef<Path>) -> io::Result<Array<T>> {
     let path = path.as_ref();
     let bytes = std::fs::read(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
@@ -127,7 +146,7 @@ pub fn read<T: NpyElement + Element>(path: impl AsRef<Path>) -> io::Result<Array
 /// [`io::ErrorKind::InvalidData`] error naming both dtypes; so are a bad magic string, an
 /// unsupported format version, a malformed header, and a data length that does not match
 /// the shape.
-pub fn from_bytes<T: NpyElement + Element>(bytes: &[u8]) -> io::Result<Array<T>> {
+pub fn from_bytes<T: NpyElement + DType>(bytes: &[u8]) -> io::Result<Array<T>> {
     let (shape, data) = decode::<T>(bytes)?;
     Array::from_shape_vec(&shape, data)
         .map_err(|e| invalid(format!("cannot build an array of shape {shape:?}: {e}")))
@@ -136,7 +155,7 @@ pub fn from_bytes<T: NpyElement + Element>(bytes: &[u8]) -> io::Result<Array<T>>
 /// Writes `array` to a `.npy` file (format version 1.0, little-endian, C order).
 ///
 /// Any layout is accepted; the logical C-order elements are written.
-pub fn write<T: NpyElement + Element>(
+pub fn write<T: NpyElement + DType>(
     path: impl AsRef<Path>,
     array: &ArrayView<'_, T>,
 ) -> io::Result<()> {
@@ -149,7 +168,7 @@ pub fn write<T: NpyElement + Element>(
 /// C order, data aligned to 64 bytes), exactly as `numpy.save` would.
 ///
 /// Any layout is accepted; the logical C-order elements are written.
-pub fn to_bytes<T: NpyElement + Element>(array: &ArrayView<'_, T>) -> Vec<u8> {
+pub fn to_bytes<T: NpyElement + DType>(array: &ArrayView<'_, T>) -> Vec<u8> {
     encode(array.shape(), array.len(), array.iter().copied())
 }
 
@@ -290,7 +309,8 @@ fn decode<T: NpyElement>(bytes: &[u8]) -> io::Result<(Vec<usize>, Vec<T>)> {
         )));
     } else {
         return Err(invalid(format!(
-            "unsupported dtype '{}' (supported: '<f8', '>f8', '<f4', '>f4'); '{}' ({}) was \
+            "unsupported dtype '{}' (supported: '<f8', '>f8', '<f4', '>f4', '|b1'); '{}' ({}) \
+             was \
              requested",
             header.descr,
             T::DESCR_LE,
@@ -335,13 +355,14 @@ fn decode<T: NpyElement>(bytes: &[u8]) -> io::Result<(Vec<usize>, Vec<T>)> {
 }
 
 fn is_supported_descr(descr: &str) -> bool {
-    matches!(descr, "<f8" | ">f8" | "<f4" | ">f4")
+    matches!(descr, "<f8" | ">f8" | "<f4" | ">f4" | "|b1")
 }
 
 fn descr_name(descr: &str) -> &'static str {
     match descr {
         "<f8" | ">f8" => "float64",
         "<f4" | ">f4" => "float32",
+        "|b1" => "bool",
         _ => "unsupported",
     }
 }
@@ -658,6 +679,7 @@ fn parse_header(text: &str) -> io::Result<Header> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Element;
     use std::path::PathBuf;
 
     fn format_dir() -> PathBuf {
@@ -735,6 +757,80 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// The bool pattern of the `c_b1_*.npy` files: element `i` is `i % 3 == 0`.
+    fn bool_pattern(n: usize) -> Vec<bool> {
+        (0..n).map(|i| i % 3 == 0).collect()
+    }
+
+    #[test]
+    fn round_trip_bool() {
+        for &shape in SHAPES {
+            let n = size(shape);
+            let v: Vec<bool> = (0..n).map(|i| (i * 7 + 3) % 5 < 2).collect();
+            let a = Array::from_shape_vec(shape, v.clone()).unwrap();
+            let bytes = to_bytes(&a.view());
+            assert_eq!(
+                bytes.len() % ARRAY_ALIGN,
+                n % ARRAY_ALIGN,
+                "shape {shape:?}"
+            );
+            // One byte per element, 0 or 1.
+            let data = &bytes[bytes.len() - n..];
+            assert_eq!(data, v.iter().map(|&b| u8::from(b)).collect::<Vec<_>>());
+            let b: Array<bool> = from_bytes(&bytes).unwrap();
+            assert_eq!(b.shape(), shape);
+            assert_eq!(b.to_vec(), v, "shape {shape:?}");
+            // A transposed view writes its logical C-order elements.
+            let t = a.t();
+            let c: Array<bool> = from_bytes(&to_bytes(&t)).unwrap();
+            assert_eq!(c.shape(), t.shape());
+            assert_eq!(c.to_vec(), t.to_vec(), "shape {shape:?}");
+        }
+        // Through a file, too.
+        let dir = std::env::temp_dir().join(format!("ndsimd-npy-bool-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("b.npy");
+        let a =
+            Array::from_shape_vec(&[2, 3], vec![true, false, false, true, true, false]).unwrap();
+        write(&path, &a.view()).unwrap();
+        let b = read::<bool>(&path).unwrap();
+        assert_eq!((b.shape(), b.to_vec()), (a.shape(), a.to_vec()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Bool files written by NumPy: read them, and write them back byte for byte.
+    #[test]
+    fn numpy_bool_files() {
+        for (i, &shape) in SHAPES.iter().enumerate() {
+            let bytes = std::fs::read(format_dir().join(format!("c_b1_{i}.npy"))).unwrap();
+            let a = from_bytes::<bool>(&bytes).unwrap();
+            assert_eq!(a.shape(), shape);
+            assert_eq!(a.to_vec(), bool_pattern(size(shape)), "shape {shape:?}");
+            assert_eq!(to_bytes(&a.view()), bytes, "shape {shape:?}");
+            let b = Array::from_shape_vec(shape, bool_pattern(size(shape))).unwrap();
+            assert_eq!(to_bytes(&b.view()), bytes, "shape {shape:?}");
+        }
+        let a = read::<bool>(format_dir().join("b1.npy")).unwrap();
+        assert_eq!((a.shape(), a.to_vec()), (&[2][..], vec![true, false]));
+        // Fortran order: read into C order.
+        let f = read::<bool>(format_dir().join("fortran_b1.npy")).unwrap();
+        assert_eq!(f.shape(), &[3, 4, 2]);
+        assert_eq!(f.to_vec(), bool_pattern(24));
+        assert!(f.is_standard_layout());
+        // Format version 3.0.
+        let v3 = read::<bool>(format_dir().join("v3_b1.npy")).unwrap();
+        assert_eq!((v3.shape(), v3.to_vec()), (&[5][..], bool_pattern(5)));
+        // Bytes other than 0 and 1 (a uint8 array viewed as bool) read as true, as in NumPy.
+        let odd = read::<bool>(format_dir().join("b1_bytes.npy")).unwrap();
+        assert_eq!(odd.to_vec(), vec![false, true, true, true, false]);
+        // A truncated bool file is an error.
+        let bytes = std::fs::read(format_dir().join("c_b1_3.npy")).unwrap();
+        expect_invalid::<bool>(
+            &bytes[..bytes.len() - 1],
+            "needs 6 data bytes but the file has 5",
+        );
+    }
+
     /// `to_bytes` reproduces `numpy.save` byte for byte.
     #[test]
     fn identical_to_numpy_save() {
@@ -791,7 +887,7 @@ mod tests {
         assert_eq!(fortran_to_c(&[1, 1, 1], &[7]), vec![7]);
     }
 
-    fn expect_invalid<T: NpyElement + Element>(bytes: &[u8], needle: &str) {
+    fn expect_invalid<T: NpyElement + DType>(bytes: &[u8], needle: &str) {
         let err = match from_bytes::<T>(bytes) {
             Ok(a) => panic!(
                 "expected an error containing {needle:?}, got shape {:?}",
@@ -828,8 +924,10 @@ mod tests {
         expect_invalid::<f32>(&be, "'>f8' (float64)");
         let i8 = std::fs::read(format_dir().join("i8.npy")).unwrap();
         expect_invalid::<f64>(&i8, "unsupported dtype '<i8'");
+        expect_invalid::<bool>(&i8, "unsupported dtype '<i8'");
         let b1 = std::fs::read(format_dir().join("b1.npy")).unwrap();
-        expect_invalid::<f32>(&b1, "unsupported dtype '|b1'");
+        expect_invalid::<f32>(&b1, "the file holds '|b1' (bool) but '<f4' (float32)");
+        expect_invalid::<bool>(&f4, "the file holds '<f4' (float32) but '|b1' (bool)");
     }
 
     #[test]

@@ -466,3 +466,257 @@ fn errors_name_shapes_and_operators_panic_with_the_same_message() {
     .unwrap_err();
     assert_eq!(e2.downcast_ref::<String>().unwrap(), &e.to_string());
 }
+
+fn np_maximum(x: f64, y: f64) -> f64 {
+    if x.is_nan() || x > y {
+        x
+    } else {
+        y
+    }
+}
+
+fn np_minimum(x: f64, y: f64) -> f64 {
+    if x.is_nan() || x < y {
+        x
+    } else {
+        y
+    }
+}
+
+/// maximum/minimum copy an input bit for bit (NaN payloads, zero signs), so they
+/// are compared exactly, NaN included.
+#[test]
+fn maximum_minimum_broadcast_bit_exact() {
+    let mut rng = Rng(0xfeed);
+    for case in 0..600 {
+        let sa = random_shape(&mut rng, 4);
+        let sb = compatible(&mut rng, &sa);
+        let (sa, sb) = if case % 2 == 0 { (sa, sb) } else { (sb, sa) };
+        let (la, lb) = (Layout::random(&mut rng, &sa), Layout::random(&mut rng, &sb));
+        let (a, b) = (la.view(), lb.view());
+        for (name, f) in [
+            ("maximum", np_maximum as fn(f64, f64) -> f64),
+            ("minimum", np_minimum),
+        ] {
+            let Some((shape, want)) = reference(&a, &b, f) else {
+                continue;
+            };
+            let got = if name == "maximum" {
+                a.maximum(&b)
+            } else {
+                a.minimum(&b)
+            }
+            .unwrap();
+            assert_eq!(got.shape(), &shape[..]);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g.to_bits(),
+                    w.to_bits(),
+                    "case {case} {name} {sa:?} {sb:?} element {i}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn comparisons_broadcast_with_nan_rules() {
+    let mut rng = Rng(0xc0ffee);
+    type Cmp = fn(f64, f64) -> bool;
+    let ops: [(&str, Cmp); 6] = [
+        ("equal", |x, y| x == y),
+        ("not_equal", |x, y| x != y),
+        ("less", |x, y| x < y),
+        ("less_equal", |x, y| x <= y),
+        ("greater", |x, y| x > y),
+        ("greater_equal", |x, y| x >= y),
+    ];
+    for case in 0..400 {
+        let sa = random_shape(&mut rng, 4);
+        let sb = compatible(&mut rng, &sa);
+        let (la, lb) = (Layout::random(&mut rng, &sa), Layout::random(&mut rng, &sb));
+        let (a, b) = (la.view(), lb.view());
+        let s = rng.value();
+        for (name, f) in ops {
+            let run = |x: &ArrayView<f64>, y: ndsimd::Operand<f64>| -> Array<bool> {
+                let y = match y {
+                    ndsimd::Operand::Scalar(v) => return cmp_scalar(name, x, v),
+                    ndsimd::Operand::Array(v) => v,
+                };
+                match name {
+                    "equal" => x.equal(&y),
+                    "not_equal" => x.not_equal(&y),
+                    "less" => x.less(&y),
+                    "less_equal" => x.less_equal(&y),
+                    "greater" => x.greater(&y),
+                    _ => x.greater_equal(&y),
+                }
+                .unwrap()
+            };
+            // Array against array, through the float reference mapped to 0/1.
+            let (shape, _) = reference(&a, &b, |x, _| x).unwrap();
+            let got = run(&a, ndsimd::Operand::Array(b.view()));
+            assert_eq!(got.shape(), &shape[..]);
+            // Check each element through broadcasting by index.
+            let gv = got.to_vec();
+            let n = shape.len();
+            let mut idx = vec![0usize; n];
+            for g in &gv {
+                let pick = |s: &[usize]| -> Vec<usize> {
+                    (0..s.len())
+                        .map(|q| if s[q] == 1 { 0 } else { idx[n - s.len() + q] })
+                        .collect()
+                };
+                let x = *a.get(&pick(&sa)).unwrap();
+                let y = *b.get(&pick(&sb)).unwrap();
+                assert_eq!(*g, f(x, y), "case {case} {name} {x} {y}");
+                for ax in (0..n).rev() {
+                    idx[ax] += 1;
+                    if idx[ax] < shape[ax] {
+                        break;
+                    }
+                    idx[ax] = 0;
+                }
+            }
+            // Array against scalar.
+            let gs = run(&a, ndsimd::Operand::Scalar(s));
+            let ws: Vec<bool> = a.iter().map(|&x| f(x, s)).collect();
+            assert_eq!(gs.to_vec(), ws, "case {case} {name} scalar {s}");
+        }
+    }
+}
+
+fn cmp_scalar(name: &str, x: &ArrayView<f64>, s: f64) -> Array<bool> {
+    match name {
+        "equal" => x.equal(s),
+        "not_equal" => x.not_equal(s),
+        "less" => x.less(s),
+        "less_equal" => x.less_equal(s),
+        "greater" => x.greater(s),
+        _ => x.greater_equal(s),
+    }
+    .unwrap()
+}
+
+#[test]
+fn sqrt_and_mul_add_on_strided_views() {
+    let mut rng = Rng(99);
+    for _ in 0..300 {
+        let shape = random_shape(&mut rng, 4);
+        let (l1, l2) = (
+            Layout::random(&mut rng, &shape),
+            Layout::random(&mut rng, &shape),
+        );
+        let (a, b) = (l1.view(), l2.view());
+        let want: Vec<f64> = a.iter().map(|x| x.sqrt()).collect();
+        check(&a.sqrt().to_vec(), &want, "sqrt");
+        let s = rng.value();
+        let got = a.mul_add(&b, s).unwrap();
+        let want: Vec<f64> = a
+            .iter()
+            .zip(b.iter())
+            .map(|(x, y)| x.mul_add(*y, s))
+            .collect();
+        check(&got.to_vec(), &want, "mul_add");
+        let mut o = l1.base.clone();
+        let mut ov = o
+            .view_mut()
+            .permuted_axes(&l1.perm)
+            .unwrap()
+            .slice_move(&l1.args[..])
+            .unwrap();
+        b.mul_add_into(s, &a, &mut ov).unwrap();
+        let want: Vec<f64> = b
+            .iter()
+            .zip(a.iter())
+            .map(|(y, x)| y.mul_add(s, *x))
+            .collect();
+        check(&ov.to_vec(), &want, "mul_add_into strided");
+    }
+    let a = Array::<f64>::zeros(&[2, 3]);
+    let e = a.mul_add(&Array::<f64>::zeros(&[4]), 1.0).unwrap_err();
+    assert!(
+        e.to_string().contains("[2, 3]") && e.to_string().contains("[4]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn reductions_on_any_layout() {
+    let mut rng = Rng(4242);
+    for _ in 0..400 {
+        let shape = random_shape(&mut rng, 4);
+        let l = Layout::random(&mut rng, &shape);
+        let a = l.view();
+        let v = a.to_vec();
+        if v.is_empty() {
+            assert_eq!(a.sum().to_bits(), 0.0f64.to_bits());
+            assert_eq!(a.prod(), 1.0);
+            assert!(a.mean().is_nan());
+            assert!(
+                a.max().is_err() && a.min().is_err() && a.argmax().is_err() && a.argmin().is_err()
+            );
+            continue;
+        }
+        // argmax/argmin: first NaN, else first index equal to the extreme.
+        let first_nan = v.iter().position(|x| x.is_nan());
+        let want_am = first_nan.unwrap_or_else(|| {
+            let m = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            v.iter().position(|&x| x == m).unwrap()
+        });
+        assert_eq!(a.argmax().unwrap(), want_am, "{v:?}");
+        let want_an = first_nan.unwrap_or_else(|| {
+            let m = v.iter().cloned().fold(f64::INFINITY, f64::min);
+            v.iter().position(|&x| x == m).unwrap()
+        });
+        assert_eq!(a.argmin().unwrap(), want_an, "{v:?}");
+        let mx = a.max().unwrap();
+        match first_nan {
+            Some(i) => assert_eq!(mx.to_bits(), v[i].to_bits()),
+            None => assert_eq!(mx, v[want_am]),
+        }
+        // sum: within the documented bound of an exactly rounded reference.
+        if v.iter().all(|x| x.is_finite() && x.abs() < 1e300) {
+            let abs: f64 = v.iter().map(|x| x.abs()).sum();
+            let exact = neumaier(&v);
+            let bound = (v.len() as f64 / 32.0 + 7.0) * f64::EPSILON * abs * 2.0;
+            assert!((a.sum() - exact).abs() <= bound, "{} vs {exact}", a.sum());
+        }
+    }
+    // Integer-valued data sums exactly, whatever the layout.
+    let base = Array::<f64>::arange(-500.0, 1500.0, 1.0).unwrap();
+    let rev = base
+        .slice([SliceArg::Slice {
+            start: None,
+            stop: None,
+            step: -3,
+        }])
+        .unwrap();
+    let want: f64 = rev.iter().sum();
+    assert_eq!(rev.sum(), want);
+    assert_eq!(
+        rev.dot(&rev).unwrap(),
+        rev.iter().map(|x| x * x).sum::<f64>()
+    );
+    assert_eq!(
+        Array::from_vec(vec![-0.0f64]).sum().to_bits(),
+        0.0f64.to_bits()
+    );
+    let d = Array::<f64>::zeros(&[2, 2]);
+    assert!(d.dot(&d).is_err());
+}
+
+/// Compensated (Neumaier) summation: a reference accurate to about one rounding.
+fn neumaier(v: &[f64]) -> f64 {
+    let (mut s, mut c) = (0.0f64, 0.0f64);
+    for &x in v {
+        let t = s + x;
+        c += if s.abs() >= x.abs() {
+            (s - t) + x
+        } else {
+            (x - t) + s
+        };
+        s = t;
+    }
+    s + c
+}

@@ -1,6 +1,6 @@
 //! CPU tier detection (once), the `NDSIMD_TIER` cap, and the kernel tables.
 
-use crate::{scalar, KernelElement, Table};
+use crate::{scalar, ByteTable, KernelElement, Table};
 use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -237,6 +237,45 @@ fn parse_cache_size(s: &str) -> Option<usize> {
     let n: usize = digits.parse().ok()?;
     let bytes = n.checked_mul(1usize << shift)?;
     (bytes > 0).then_some(bytes)
+}
+
+/// The byte and word kernels of the file scan for the active tier (resolved once).
+///
+/// ```
+/// let t = ndsimd_kernels::byte_table();
+/// assert_eq!((t.count_byte)(b"one\ntwo\n", b'\n'), 2);
+/// assert_eq!((t.first_nonzero_word)(&[0, 0, 9]), Some(2));
+/// ```
+pub fn byte_table() -> &'static ByteTable {
+    static T: OnceLock<&'static ByteTable> = OnceLock::new();
+    T.get_or_init(|| byte_table_for(active_tier()).unwrap_or(&scalar::BYTES))
+}
+
+/// The byte table of a given tier, or `None` when this architecture has no such tier
+/// or this CPU lacks it (as [`KernelElement::table_for`]).
+///
+/// ```
+/// use ndsimd_kernels::{byte_table_for, Tier};
+/// assert!(byte_table_for(Tier::Scalar).is_some());
+/// ```
+pub fn byte_table_for(tier: Tier) -> Option<&'static ByteTable> {
+    if !supported(tier) {
+        return None;
+    }
+    match tier {
+        Tier::Scalar => Some(&scalar::BYTES),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Sse2 => Some(&crate::x86::sse2::BYTES),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 => Some(&crate::x86::avx2::BYTES),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 => Some(&crate::x86::avx512::BYTES),
+        #[cfg(target_arch = "aarch64")]
+        Tier::Neon => Some(&crate::aarch64::neon::BYTES),
+        // `supported` already refused tiers of other architectures.
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
 }
 
 /// One `KernelElement` impl per element type; `$table` names the statics each tier

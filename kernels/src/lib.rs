@@ -4,21 +4,48 @@
 //! `ndsimd` crate turns views and broadcasting into runs of contiguous memory and
 //! hands each run to a kernel from the [`Table`] of its element type.
 //!
-//! Every kernel has a portable oracle in [`scalar`]; the SIMD tiers are held
-//! bit-identical to it for the elementwise operations.
+//! Every kernel has a portable oracle in [`scalar`], which is also the documentation
+//! of what it computes; every tier is held bit-identical to it (reductions included:
+//! they follow the canonical lane order documented there). The one freedom: when two
+//! different NaNs meet in one addition, multiplication or fma, which of them comes out
+//! is the compiler's choice (LLVM may commute the operands).
 //!
 //! Each tier lives in its architecture's (private) module (`x86::{sse2, avx2, avx512}`,
-//! `aarch64::neon`) as one module per operation plus two tables, `F32` and `F64`,
-//! reachable only through [`KernelElement::table_for`].
-//! Today a tier's kernels are the oracles compiled with that tier's target features;
-//! hand-written intrinsics replace them one operation module at a time.
+//! `aarch64::neon`) as one module or function per operation plus its tables (`F32`,
+//! `F64`, `BYTES`), reachable only through [`KernelElement::table_for`] and
+//! [`byte_table_for`], which check the CPU first. A tier file is a list saying, per
+//! operation, whether it is the oracle compiled with the tier's target features
+//! (autovectorised) or hand-written:
+//!
+//! | operations | scalar | sse2 | avx2 | avx512 | neon |
+//! |---|---|---|---|---|---|
+//! | add sub mul div neg abs sqrt maximum minimum, comparisons, fma | oracle | auto | auto | auto | auto |
+//! | sum prod dot | oracle | hand | hand | = avx2 | hand |
+//! | max min argmax argmin | oracle | hand | hand | = avx2 | hand |
+//! | count_byte first_nonzero_word | oracle | hand | hand | = avx2 | hand |
+//!
+//! "auto" is the oracle under `#[target_feature]`, which LLVM vectorises at the tier's
+//! width (measured in `benches/kernels.rs`: at a plain loop moving the same bytes
+//! from L2 sizes up; `sqrt` is bound by the divider; a hand-written comparison with
+//! movemask and a bit-to-bool table was no faster than LLVM's, so it was dropped). "hand" is one algorithm in
+//! the private `generic` module over a small per-ISA vector trait, as `memchr` does:
+//! the canonical-order reductions (whose autovectorised form LLVM shuffles or narrows),
+//! the NaN-rule reductions and the scans (whose early exits LLVM does not vectorise).
+//! The AVX-512 tier hand-writes nothing, since no machine here can run it: its
+//! reductions and scans are the AVX2 tier's kernels themselves.
+//!
+//! The `fma` of the scalar and SSE2 tiers is the C library's software fma (correct,
+//! slow); `dot` is [`scalar::dot`] there and the fused [`scalar::dot_fused`] on AVX2,
+//! AVX-512 and NEON.
 
 #![warn(missing_docs)]
 
 #[macro_use]
 mod macros;
 
+pub mod ceiling;
 pub mod dispatch;
+mod generic;
 pub mod mem;
 pub mod scalar;
 
@@ -31,7 +58,8 @@ mod aarch64;
 mod x86;
 
 pub use dispatch::{
-    active_tier, arch_tiers, available_tiers, cache_info, detected_tier, CacheInfo, Tier,
+    active_tier, arch_tiers, available_tiers, byte_table, byte_table_for, cache_info,
+    detected_tier, CacheInfo, Tier,
 };
 
 /// A binary elementwise operation in every operand shape a run can take.
@@ -59,7 +87,22 @@ pub struct UnaryOp<T> {
     pub assign: fn(acc: &mut [T]),
 }
 
+/// A comparison producing booleans, NumPy semantics: every comparison with a NaN
+/// is false except `ne`, which is true.
+pub struct CmpOp<T> {
+    /// `out[i] = a[i] cmp b[i]`
+    pub vv: fn(a: &[T], b: &[T], out: &mut [bool]),
+    /// `out[i] = a[i] cmp s` (a scalar on the left is the mirrored comparison)
+    pub vs: fn(a: &[T], s: T, out: &mut [bool]),
+}
+
 /// The kernels of one element type at one tier.
+///
+/// The elementwise kernels, `maximum`/`minimum`, the comparisons, `max`/`min` and
+/// `argmax`/`argmin` are bit-identical to [`scalar`] on every tier. `sum`, `prod`
+/// and `dot` follow the canonical lane order documented in [`scalar`] (so they are
+/// bit-identical across tiers too, except that `dot` fuses the multiply-add where
+/// the tier has FMA: see [`scalar::dot_fused`]).
 pub struct Table<T: 'static> {
     /// The tier these kernels were compiled for.
     pub tier: Tier,
@@ -75,6 +118,55 @@ pub struct Table<T: 'static> {
     pub neg: UnaryOp<T>,
     /// `|x|` by clearing the sign bit, so `abs(-NaN)` is `+NaN` (as NumPy)
     pub abs: UnaryOp<T>,
+    /// `sqrt(x)`, correctly rounded; negative inputs give the hardware's default NaN
+    pub sqrt: UnaryOp<T>,
+    /// NumPy's `maximum(x, y)`: `x` if `x` is NaN, else `x > y ? x : y` (so a NaN in
+    /// either propagates, and equal values, `-0` and `+0` included, give `y`)
+    pub maximum: BinaryOp<T>,
+    /// NumPy's `minimum(x, y)`: `x` if `x` is NaN, else `x < y ? x : y`
+    pub minimum: BinaryOp<T>,
+    /// `out[i] = a[i] * b[i] + c[i]` rounded once (IEEE fused multiply-add)
+    #[allow(clippy::type_complexity)]
+    pub fma: fn(a: &[T], b: &[T], c: &[T], out: &mut [T]),
+    /// `==`
+    pub eq: CmpOp<T>,
+    /// `!=`
+    pub ne: CmpOp<T>,
+    /// `<`
+    pub lt: CmpOp<T>,
+    /// `<=`
+    pub le: CmpOp<T>,
+    /// `>`
+    pub gt: CmpOp<T>,
+    /// `>=`
+    pub ge: CmpOp<T>,
+    /// Sum in the canonical lane order ([`scalar::sum`]); `-0.0` for an empty slice
+    /// (the caller maps an empty sum to NumPy's `+0.0`)
+    pub sum: fn(a: &[T]) -> T,
+    /// Product in the canonical lane order ([`scalar::prod`]); `1.0` for an empty slice
+    pub prod: fn(a: &[T]) -> T,
+    /// Largest element ([`scalar::max`]): the first NaN if there is one, and `+0`
+    /// over `-0`; `None` for an empty slice
+    pub max: fn(a: &[T]) -> Option<T>,
+    /// Smallest element ([`scalar::min`]): the first NaN if there is one, and `-0`
+    /// under `+0`; `None` for an empty slice
+    pub min: fn(a: &[T]) -> Option<T>,
+    /// Index of the first largest element, or of the first NaN; `None` when empty
+    pub argmax: fn(a: &[T]) -> Option<usize>,
+    /// Index of the first smallest element, or of the first NaN; `None` when empty
+    pub argmin: fn(a: &[T]) -> Option<usize>,
+    /// `sum(a[i] * b[i])` in the canonical lane order (fused on FMA tiers)
+    pub dot: fn(a: &[T], b: &[T]) -> T,
+}
+
+/// The byte and word kernels of the file scan, at one tier.
+pub struct ByteTable {
+    /// The tier these kernels were compiled for.
+    pub tier: Tier,
+    /// How many bytes of `hay` equal `needle`.
+    pub count_byte: fn(hay: &[u8], needle: u8) -> usize,
+    /// The index of the first non-zero word, if any.
+    pub first_nonzero_word: fn(words: &[u64]) -> Option<usize>,
 }
 
 mod sealed {

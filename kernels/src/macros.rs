@@ -1,8 +1,16 @@
-//! The macros that stamp out a tier: its kernels and its two tables.
+//! The macros that stamp out a tier: its kernels and its tables.
 //!
-//! They keep every tier file to a few lines, so a tier differs from another only in
-//! what genuinely differs (its target features, later its intrinsics), and a fix to
-//! the wrapper pattern lands in one place.
+//! They keep every tier file to a list of which operations are autovectorised oracles
+//! and which are hand-written, so a tier differs from another only in what genuinely
+//! differs (its target features, its vector types), and a fix to the wrapper pattern
+//! lands in one place.
+//!
+//! The `SAFETY` argument of every tier wrapper is the same: the tier modules are
+//! private, so a tier's kernels are reachable only through its tables, and
+//! `KernelElement::table_for` / `byte_table_for` hand out a table only when the CPU
+//! has that tier (`tier <= detected_tier()` on this architecture). A tier may list a
+//! kernel of a lower tier of the same architecture (AVX-512 lists AVX2's): detection
+//! gives a tier only when every feature of the tiers below it is present.
 
 /// One safe kernel of a tier whose body is the scalar oracle compiled with the tier's
 /// target features, so the compiler vectorises the oracle loop at that tier's width.
@@ -10,17 +18,15 @@
 /// The table needs a safe `fn` pointer, while a `#[target_feature]` function is unsafe
 /// to call from code without the feature; the outer function is that safe wrapper.
 macro_rules! autovec_kernel {
-    ($feature:literal, $oracle:path => $name:ident($($arg:ident: $ty:ty),*)) => {
+    ($feature:literal, $oracle:path => $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
         #[doc = concat!("`", stringify!($oracle), "` compiled with `", $feature, "`.")]
-        pub fn $name<T: $crate::scalar::Arith>($($arg: $ty),*) {
+        pub fn $name<T: $crate::scalar::Arith>($($arg: $ty),*) $(-> $ret)? {
             #[target_feature(enable = $feature)]
-            fn with_feature<T: $crate::scalar::Arith>($($arg: $ty),*) {
+            fn with_feature<T: $crate::scalar::Arith>($($arg: $ty),*) $(-> $ret)? {
                 $oracle($($arg),*)
             }
-            // SAFETY: the tier modules are private, so this kernel is reachable only
-            // through its tier's table, and `KernelElement::table_for` hands that table
-            // out only when the CPU has the tier (`tier <= detected_tier()` on this
-            // architecture), so every feature `with_feature` enables is present.
+            // SAFETY: reachable only through a table handed out when the CPU has this
+            // tier, so every feature `with_feature` enables is present (see `macros.rs`).
             unsafe { with_feature($($arg),*) }
         }
     };
@@ -30,7 +36,7 @@ macro_rules! autovec_kernel {
 /// as in [`crate::scalar`] so [`tier_tables!`] can read any tier the same way.
 macro_rules! autovec_binary {
     ($feature:literal; $($op:ident),+ $(,)?) => {$(
-        #[doc = concat!("`", stringify!($op), "` kernels of this tier.")]
+        #[doc = concat!("`", stringify!($op), "` kernels of this tier (autovectorised).")]
         pub mod $op {
             use $crate::scalar;
             autovec_kernel!($feature, scalar::$op::vv => vv(a: &[T], b: &[T], out: &mut [T]));
@@ -45,7 +51,7 @@ macro_rules! autovec_binary {
 /// The two shapes of each unary operation, one module per operation.
 macro_rules! autovec_unary {
     ($feature:literal; $($op:ident),+ $(,)?) => {$(
-        #[doc = concat!("`", stringify!($op), "` kernels of this tier.")]
+        #[doc = concat!("`", stringify!($op), "` kernels of this tier (autovectorised).")]
         pub mod $op {
             use $crate::scalar;
             autovec_kernel!($feature, scalar::$op::map => map(a: &[T], out: &mut [T]));
@@ -54,17 +60,101 @@ macro_rules! autovec_unary {
     )+};
 }
 
-/// A whole tier whose kernels are the oracles compiled with `$feature`.
-macro_rules! autovec_tier {
-    ($tier:expr, $feature:literal) => {
-        autovec_binary!($feature; add, sub, mul, div);
-        autovec_unary!($feature; neg, abs);
-        tier_tables!($tier);
+/// The two shapes of each comparison, one module per comparison.
+macro_rules! autovec_cmp {
+    ($feature:literal; $($op:ident),+ $(,)?) => {$(
+        #[doc = concat!("`", stringify!($op), "` kernels of this tier (autovectorised).")]
+        pub mod $op {
+            use $crate::scalar;
+            autovec_kernel!($feature, scalar::$op::vv => vv(a: &[T], b: &[T], out: &mut [bool]));
+            autovec_kernel!($feature, scalar::$op::vs => vs(a: &[T], s: T, out: &mut [bool]));
+        }
+    )+};
+}
+
+/// `fma`, the one kernel outside the modules above.
+macro_rules! autovec_fma {
+    ($feature:literal) => {
+        autovec_kernel!($feature, $crate::scalar::fma => fma(a: &[T], b: &[T], c: &[T], out: &mut [T]));
     };
 }
 
-/// `F32` and `F64`: the tables of the tier whose kernel modules (`add`, …, `abs`)
-/// are in scope where this is invoked.
+/// The hand-written float kernels of a tier: `sum`, `prod`, `max`, `min`, `argmax`,
+/// `argmin` and `dot` (`$dot`: `dot` over any `FloatVec`, or `dot_fused` over an
+/// `FmaVec`), [`crate::generic`] instantiated with the vectors `VecOf<$isa>` names.
+macro_rules! handwritten_floats {
+    ($feature:literal, $isa:ty, $dot:ident: $dotvec:ident) => {
+        handwritten_floats!(@reduce $feature, $isa, sum, sum -> T, false);
+        handwritten_floats!(@reduce $feature, $isa, prod, sum -> T, true);
+        handwritten_floats!(@reduce $feature, $isa, max, max -> Option<T>, true);
+        handwritten_floats!(@reduce $feature, $isa, min, max -> Option<T>, false);
+        handwritten_floats!(@reduce $feature, $isa, argmax, argmax -> Option<usize>, true);
+        handwritten_floats!(@reduce $feature, $isa, argmin, argmax -> Option<usize>, false);
+        handwritten_floats!(@dot $feature, $isa, $dot: $dotvec);
+    };
+    (@dot $feature:literal, $isa:ty, $dot:ident: $dotvec:ident) => {
+        #[doc = concat!("`scalar::", stringify!($dot), "`, hand-written (`generic::",
+            stringify!($dot), "`) with `", $feature, "`.")]
+        pub fn dot<T: $crate::generic::VecOf<$isa>>(a: &[T], b: &[T]) -> T
+        where
+            T::V: $crate::generic::$dotvec,
+        {
+            #[target_feature(enable = $feature)]
+            unsafe fn with_feature<T: $crate::generic::VecOf<$isa>>(a: &[T], b: &[T]) -> T
+            where
+                T::V: $crate::generic::$dotvec,
+            {
+                $crate::generic::$dot::<T::V>(a, b)
+            }
+            // SAFETY: reachable only through a table handed out when the CPU has this
+            // tier, so every feature `with_feature` enables is present (see `macros.rs`).
+            unsafe { with_feature(a, b) }
+        }
+    };
+    (@reduce $feature:literal, $isa:ty, $name:ident, $alg:ident -> $ret:ty, $max:literal) => {
+        #[doc = concat!("`scalar::", stringify!($name), "`, hand-written (`generic::",
+            stringify!($alg), "`) with `", $feature, "`.")]
+        pub fn $name<T: $crate::generic::VecOf<$isa>>(a: &[T]) -> $ret {
+            #[target_feature(enable = $feature)]
+            unsafe fn with_feature<T: $crate::generic::VecOf<$isa>>(a: &[T]) -> $ret {
+                $crate::generic::$alg::<T::V, $max>(a)
+            }
+            // SAFETY: reachable only through a table handed out when the CPU has this
+            // tier, so every feature `with_feature` enables is present (see `macros.rs`).
+            unsafe { with_feature(a) }
+        }
+    };
+}
+
+/// The hand-written byte kernels of a tier, [`crate::generic`] over the `ByteVec` `$v`.
+macro_rules! handwritten_bytes {
+    ($feature:literal, $v:ty) => {
+        #[doc = concat!("`scalar::count_byte`, hand-written (`generic::count_byte`) with `", $feature, "`.")]
+        pub fn count_byte(hay: &[u8], needle: u8) -> usize {
+            #[target_feature(enable = $feature)]
+            unsafe fn with_feature(hay: &[u8], needle: u8) -> usize {
+                $crate::generic::count_byte::<$v>(hay, needle)
+            }
+            // SAFETY: reachable only through a table handed out when the CPU has this
+            // tier, so every feature `with_feature` enables is present (see `macros.rs`).
+            unsafe { with_feature(hay, needle) }
+        }
+
+        #[doc = concat!("`scalar::first_nonzero_word`, hand-written (`generic::first_nonzero_word`) with `", $feature, "`.")]
+        pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
+            #[target_feature(enable = $feature)]
+            unsafe fn with_feature(words: &[u64]) -> Option<usize> {
+                $crate::generic::first_nonzero_word::<$v>(words)
+            }
+            // SAFETY: reachable only through a table handed out when the CPU has this
+            // tier, so every feature `with_feature` enables is present (see `macros.rs`).
+            unsafe { with_feature(words) }
+        }
+    };
+}
+
+/// `F32` and `F64`: the tables of the tier whose kernels (modules `add`, …, `ge`
+/// and functions `fma`, …, `dot`) are in scope where this is invoked.
 macro_rules! tier_tables {
     ($tier:expr) => {
         /// The `f32` kernels of this tier.
@@ -81,6 +171,23 @@ macro_rules! tier_tables {
             div: tier_tables!(@binary div),
             neg: tier_tables!(@unary neg),
             abs: tier_tables!(@unary abs),
+            sqrt: tier_tables!(@unary sqrt),
+            maximum: tier_tables!(@binary maximum),
+            minimum: tier_tables!(@binary minimum),
+            fma,
+            eq: tier_tables!(@cmp eq),
+            ne: tier_tables!(@cmp ne),
+            lt: tier_tables!(@cmp lt),
+            le: tier_tables!(@cmp le),
+            gt: tier_tables!(@cmp gt),
+            ge: tier_tables!(@cmp ge),
+            sum,
+            prod,
+            max,
+            min,
+            argmax,
+            argmin,
+            dot,
         }
     };
     (@binary $op:ident) => {
@@ -97,5 +204,24 @@ macro_rules! tier_tables {
             map: $op::map,
             assign: $op::assign,
         }
+    };
+    (@cmp $op:ident) => {
+        $crate::CmpOp {
+            vv: $op::vv,
+            vs: $op::vs,
+        }
+    };
+}
+
+/// `BYTES`: the byte table of the tier whose `count_byte` and `first_nonzero_word`
+/// are in scope where this is invoked.
+macro_rules! byte_table {
+    ($tier:expr) => {
+        /// The byte and word kernels of this tier.
+        pub static BYTES: $crate::ByteTable = $crate::ByteTable {
+            tier: $tier,
+            count_byte,
+            first_nonzero_word,
+        };
     };
 }

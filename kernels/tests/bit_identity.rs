@@ -1,18 +1,26 @@
-//! Every kernel of every available tier is bit-identical to the scalar oracle, at
-//! every length residue and alignment offset, on IEEE edge inputs, and writes nothing
-//! outside its output slice.
+//! Every elementwise kernel of every available tier (arithmetic, `sqrt`,
+//! `maximum`/`minimum`, `fma`, the comparisons) is bit-identical to the scalar oracle,
+//! at every length residue and alignment offset, on IEEE edge inputs, and writes
+//! nothing outside its output slice. Where the contract pins the value without an
+//! oracle (`maximum`, `minimum`, `neg`, `abs`, the comparisons) the oracle is checked
+//! against that too.
 //!
-//! One exception, and only one: when *both* operands of a binary operation are NaN,
+//! One exception, and only for `add`/`sub`/`mul`/`div`: when *both* operands are NaN,
 //! the result must be one of the two, quieted, but not necessarily the one the oracle
 //! returned. x86 returns its first source operand and aarch64 its first signalling
 //! then first quiet operand, but LLVM treats `fadd`/`fmul` as commutative and swaps
 //! operands freely (in the scalar oracle as in SIMD code, intrinsics included), and
 //! Rust's float semantics (RFC 3514) leave the choice open. Pinning it would cost a
 //! compare and blend per vector in every kernel for a distinction NumPy does not make.
+//! `fma` has the same freedom when two or more of its operands are NaN.
+//! `maximum`/`minimum` select an input, so they have no such freedom: NaN payloads
+//! and signalling bits must come through exactly.
 
 mod common;
 
-use common::{fill, kernels, Kernel, TestFloat, XorShift, MAX_LEN};
+use common::{
+    cmps, elementwise_ref, fill, kernels, nan_choice_free, Kernel, TestFloat, XorShift, MAX_LEN,
+};
 use ndsimd_kernels::{available_tiers, Tier};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -21,9 +29,91 @@ const OFFSETS: usize = 8;
 /// Room around each slice: the offset before it, canaries after it.
 const PAD: usize = OFFSETS + 8;
 
+/// The alignment offsets of (a, b, c, out) tried at each length: every offset for
+/// each operand, mutually misaligned (so no single pointer's alignment decides) and
+/// all equal (so a kernel that aligns one pointer aligns them all).
+fn offset_sets() -> Vec<[usize; 4]> {
+    let mut v = Vec::new();
+    for off in 0..OFFSETS {
+        v.push([
+            off,
+            (off + 3) % OFFSETS,
+            (off + 6) % OFFSETS,
+            (off + 5) % OFFSETS,
+        ]);
+        v.push([off; 4]);
+    }
+    v
+}
+
 /// Whether both operands are NaN and `r` is one of them, quieted (see the module doc).
 fn either_nan<T: TestFloat>((x, y): (T, T), r: T) -> bool {
     x.nan() && y.nan() && (r.bits() == x.quiet_bits() || r.bits() == y.quiet_bits())
+}
+
+/// A scalar operand for case number `count`: an edge value every other time.
+fn scalar_operand<T: TestFloat>(count: usize, rng: &mut XorShift) -> T {
+    let edges = T::edges();
+    if count.is_multiple_of(2) {
+        edges[count / 2 % edges.len()]
+    } else {
+        T::random(rng)
+    }
+}
+
+fn report(failures: Vec<String>) {
+    if !failures.is_empty() {
+        let shown = failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n");
+        panic!("{} mismatches (first 20):\n{shown}", failures.len());
+    }
+}
+
+/// Compares `got` (a whole padded buffer) with `want` element by element; `slice` is
+/// where the kernel's output lies. Returns a description of the first difference.
+#[allow(clippy::too_many_arguments)]
+fn compare<T: TestFloat>(
+    name: &str,
+    kernel: Kernel<T>,
+    (a, b, s): (&[T], &[T], T),
+    slice: std::ops::Range<usize>,
+    got: &[T],
+    want: &[T],
+) -> Option<String> {
+    let free = nan_choice_free(name);
+    let bad = (0..got.len()).find(|&i| {
+        got[i].bits() != want[i].bits()
+            && !(free
+                && slice.contains(&i)
+                && kernel
+                    .operands(a, b, s, i - slice.start)
+                    .is_some_and(|ops| either_nan(ops, got[i]) && either_nan(ops, want[i])))
+    })?;
+    let inside = slice.contains(&bad);
+    let inputs = match inside.then(|| kernel.operands(a, b, s, bad - slice.start)) {
+        Some(Some((x, y))) => format!("{x:?} ({:#x}) and {y:?} ({:#x})", x.bits(), y.bits()),
+        Some(None) => format!(
+            "{:?} ({:#x})",
+            a[bad - slice.start],
+            a[bad - slice.start].bits()
+        ),
+        None => "none".to_string(),
+    };
+    Some(format!(
+        "element {} {}: got {:#x}, expected {:#x} (inputs: {inputs})",
+        bad as isize - slice.start as isize,
+        if inside {
+            "of the output"
+        } else {
+            "OUTSIDE the output slice"
+        },
+        got[bad].bits(),
+        want[bad].bits(),
+    ))
 }
 
 fn check_tiers<T: TestFloat>() {
@@ -37,16 +127,12 @@ fn check_tiers<T: TestFloat>() {
             )
         })
         .collect();
-    let edges = T::edges();
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
     let (mut pick, mut count) = (0usize, 0usize);
     let mut failures = Vec::new();
 
     for len in 0..=MAX_LEN {
-        for off in 0..OFFSETS {
-            // Different offsets per operand, so inputs and output are misaligned
-            // relative to each other as well as to the vector width.
-            let (oa, ob, oo) = (off, (off + 3) % OFFSETS, (off + 5) % OFFSETS);
+        for [oa, ob, _, oo] in offset_sets() {
             let mut a = vec![T::canary(); len + PAD];
             let mut b = vec![T::canary(); len + PAD];
             fill(&mut a, oa..oa + len, &mut rng, &mut pick);
@@ -56,62 +142,41 @@ fn check_tiers<T: TestFloat>() {
 
             for (k, (name, want_kernel)) in oracle.iter().enumerate() {
                 count += 1;
-                let s = if count % 2 == 0 {
-                    edges[count / 2 % edges.len()]
-                } else {
-                    T::random(&mut rng)
+                let s = scalar_operand(count, &mut rng);
+                let case = |tier: Tier| {
+                    format!(
+                        "{tier} {} {name} len {len} offsets a {oa} b {ob} out {oo}",
+                        T::NAME
+                    )
                 };
                 let mut want = vec![T::canary(); len + PAD];
                 want_kernel.run(a, b, s, &mut want[oo..oo + len]);
 
+                // The oracle itself, where the contract pins the result.
+                let mut expect = want.clone();
+                for i in 0..len {
+                    let ops = want_kernel.operands(a, b, s, i);
+                    if let Some(r) = elementwise_ref(name, ops, a[i]) {
+                        expect[oo + i] = r;
+                    }
+                }
+                let io = (a, b, s);
+                if let Some(msg) = compare(name, *want_kernel, io, oo..oo + len, &want, &expect) {
+                    failures.push(format!("oracle vs contract: {}: {msg}", case(Tier::Scalar)));
+                }
+
                 for (tier, table) in &tiers {
-                    let mut got = vec![T::canary(); len + PAD];
-                    table[k].1.run(a, b, s, &mut got[oo..oo + len]);
                     let kernel = table[k].1;
-                    let bad = (0..got.len()).find(|&i| {
-                        got[i].bits() != want[i].bits()
-                            && !(oo..oo + len)
-                                .contains(&i)
-                                .then(|| kernel.operands(a, b, s, i - oo))
-                                .flatten()
-                                .is_some_and(|ops| {
-                                    either_nan(ops, got[i]) && either_nan(ops, want[i])
-                                })
-                    });
-                    if let Some(i) = bad {
-                        let inside = (oo..oo + len).contains(&i);
-                        let inputs = match inside.then(|| kernel.operands(a, b, s, i - oo)) {
-                            Some(Some((x, y))) => format!("{x:?} and {y:?}"),
-                            Some(None) => format!("{:?}", a[i - oo]),
-                            None => "none".to_string(),
-                        };
-                        failures.push(format!(
-                            "{tier} {} {name} len {len} offset {off}: element {} {}: \
-                             got {:#x}, oracle {:#x} (inputs: {inputs})",
-                            T::NAME,
-                            i as isize - oo as isize,
-                            if inside {
-                                "of the output"
-                            } else {
-                                "OUTSIDE the output slice"
-                            },
-                            got[i].bits(),
-                            want[i].bits(),
-                        ));
+                    let mut got = vec![T::canary(); len + PAD];
+                    kernel.run(a, b, s, &mut got[oo..oo + len]);
+                    if let Some(msg) = compare(name, kernel, io, oo..oo + len, &got, &want) {
+                        failures.push(format!("{}: {msg}", case(*tier)));
                     }
                 }
             }
         }
     }
-    if !failures.is_empty() {
-        let shown = failures
-            .iter()
-            .take(20)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n");
-        panic!("{} mismatches (first 20):\n{shown}", failures.len());
-    }
+    report(failures);
 }
 
 #[test]
@@ -122,6 +187,275 @@ fn f32_bit_identical_to_oracle() {
 #[test]
 fn f64_bit_identical_to_oracle() {
     check_tiers::<f64>();
+}
+
+/// Every ordered pair of edge values through every binary kernel (and every edge
+/// value through every unary one), each edge value also as the scalar operand.
+fn check_edge_pairs<T: TestFloat>() {
+    let edges = T::edges();
+    let n = edges.len();
+    let a: Vec<T> = (0..n * n).map(|i| edges[i / n]).collect();
+    let b: Vec<T> = (0..n * n).map(|i| edges[i % n]).collect();
+    let oracle = kernels(T::table_for(Tier::Scalar).unwrap());
+    let mut failures = Vec::new();
+    for &s in &edges {
+        for (k, (name, want_kernel)) in oracle.iter().enumerate() {
+            let mut want = vec![T::canary(); a.len()];
+            want_kernel.run(&a, &b, s, &mut want);
+            let mut expect = want.clone();
+            for i in 0..a.len() {
+                if let Some(r) = elementwise_ref(name, want_kernel.operands(&a, &b, s, i), a[i]) {
+                    expect[i] = r;
+                }
+            }
+            let io = (&a[..], &b[..], s);
+            if let Some(msg) = compare(name, *want_kernel, io, 0..a.len(), &want, &expect) {
+                failures.push(format!(
+                    "oracle vs contract {} {name} s {s:?}: {msg}",
+                    T::NAME
+                ));
+            }
+            for tier in available_tiers() {
+                let kernel = kernels(T::table_for(tier).unwrap())[k].1;
+                let mut got = vec![T::canary(); a.len()];
+                kernel.run(&a, &b, s, &mut got);
+                if let Some(msg) = compare(name, kernel, io, 0..a.len(), &got, &want) {
+                    failures.push(format!("{tier} {} {name} s {s:?}: {msg}", T::NAME));
+                }
+            }
+        }
+    }
+    report(failures);
+}
+
+#[test]
+fn edge_pairs_f32() {
+    check_edge_pairs::<f32>();
+}
+
+#[test]
+fn edge_pairs_f64() {
+    check_edge_pairs::<f64>();
+}
+
+/// `fma` at every length and offset on edge-laden inputs, plus every triple of edge
+/// values: bit-identical to the oracle, nothing written outside the output. When two
+/// or three operands are NaN the result may be any of them, quieted, as for `add`
+/// and `mul` (the module doc): the oracle's `mul_add` is the C library's software
+/// `fma` on the scalar tier, which picks a different NaN than `vfmadd` does, and
+/// LLVM may swap the multiplicands of either.
+fn check_fma<T: TestFloat>() {
+    let scalar = T::table_for(Tier::Scalar).unwrap();
+    let mut rng = XorShift(0x51af_d7ed_558c_cd1f);
+    let mut pick = 0usize;
+    let mut failures = Vec::new();
+    let mut run = |a: &[T], b: &[T], c: &[T], oo: usize, what: &str| {
+        let len = a.len();
+        let mut want = vec![T::canary(); len + PAD];
+        (scalar.fma)(a, b, c, &mut want[oo..oo + len]);
+        for tier in available_tiers() {
+            let mut got = vec![T::canary(); len + PAD];
+            (T::table_for(tier).unwrap().fma)(a, b, c, &mut got[oo..oo + len]);
+            // Two or more NaN operands: any of them, quieted (see the module doc).
+            let free = |i: usize| {
+                i.checked_sub(oo).filter(|&j| j < len).is_some_and(|j| {
+                    let nans: Vec<T> = [a[j], b[j], c[j]].into_iter().filter(|x| x.nan()).collect();
+                    let one_of = |r: T| nans.iter().any(|x| x.quiet_bits() == r.bits());
+                    nans.len() >= 2 && one_of(got[i]) && one_of(want[i])
+                })
+            };
+            let bad = (0..got.len()).find(|&i| got[i].bits() != want[i].bits() && !free(i));
+            if let Some(i) = bad {
+                let inputs = match i.checked_sub(oo).filter(|&j| j < len) {
+                    Some(j) => format!(
+                        "{:?}*{:?}+{:?} ({:#x}, {:#x}, {:#x})",
+                        a[j],
+                        b[j],
+                        c[j],
+                        a[j].bits(),
+                        b[j].bits(),
+                        c[j].bits()
+                    ),
+                    None => "OUTSIDE the output slice".to_string(),
+                };
+                failures.push(format!(
+                    "{tier} {} fma {what}: element {}: got {:#x}, oracle {:#x} ({inputs})",
+                    T::NAME,
+                    i as isize - oo as isize,
+                    got[i].bits(),
+                    want[i].bits()
+                ));
+            }
+        }
+    };
+    for len in 0..=MAX_LEN {
+        for [oa, ob, oc, oo] in offset_sets() {
+            let mut bufs = [oa, ob, oc].map(|o| {
+                let mut v = vec![T::canary(); len + PAD];
+                fill(&mut v, o..o + len, &mut rng, &mut pick);
+                v
+            });
+            // Finite inputs now and then, so that single rounding is what is tested.
+            if len % 3 == 1 {
+                for v in bufs.iter_mut() {
+                    for x in v.iter_mut() {
+                        *x = common::finite(&mut rng, -30, 30);
+                    }
+                }
+            }
+            let [a, b, c] = &bufs;
+            let what = format!("len {len} offsets a {oa} b {ob} c {oc} out {oo}");
+            run(
+                &a[oa..oa + len],
+                &b[ob..ob + len],
+                &c[oc..oc + len],
+                oo,
+                &what,
+            );
+        }
+    }
+    let edges = T::edges();
+    let n = edges.len();
+    let a: Vec<T> = (0..n * n * n).map(|i| edges[i / (n * n)]).collect();
+    let b: Vec<T> = (0..n * n * n).map(|i| edges[i / n % n]).collect();
+    let c: Vec<T> = (0..n * n * n).map(|i| edges[i % n]).collect();
+    run(&a, &b, &c, 3, "edge triples");
+    // Independently of the oracle: one rounding. x*y = 1 - eps², which an unfused
+    // multiply rounds to 1 (and then + -1 gives 0).
+    let (x, y, z) = (
+        T::from_f64(1.0 + T::EPS),
+        T::from_f64(1.0 - T::EPS),
+        T::from_f64(-1.0),
+    );
+    for tier in available_tiers() {
+        let mut out = [T::canary()];
+        (T::table_for(tier).unwrap().fma)(&[x], &[y], &[z], &mut out);
+        let want = -(T::EPS * T::EPS);
+        if out[0].to_f64() != want {
+            failures.push(format!(
+                "{tier} {} fma(1+eps, 1-eps, -1) = {:?}, not -eps² (not fused?)",
+                T::NAME,
+                out[0]
+            ));
+        }
+    }
+    report(failures);
+}
+
+#[test]
+fn fma_bit_identical_f32() {
+    check_fma::<f32>();
+}
+
+#[test]
+fn fma_bit_identical_f64() {
+    check_fma::<f64>();
+}
+
+/// Comparisons: every length and offset, edge-laden inputs, every pair of edge values;
+/// equal to the IEEE comparison (so to the oracle), every output element written and
+/// nothing outside. `bool` has no spare value for a canary, so each case runs twice,
+/// into an all-`false` and an all-`true` buffer, and the two must agree inside the
+/// output slice and be untouched outside it.
+fn check_cmps<T: TestFloat>() {
+    let oracle = cmps(T::table_for(Tier::Scalar).unwrap());
+    let tiers: Vec<_> = available_tiers()
+        .into_iter()
+        .map(|t| (t, cmps(T::table_for(t).unwrap())))
+        .collect();
+    let mut rng = XorShift(0x7c15_9e37_79b9_7f4a);
+    let (mut pick, mut count) = (0usize, 0usize);
+    let mut failures = Vec::new();
+    let edges = T::edges();
+    let n = edges.len();
+    let mut cases: Vec<(Vec<T>, Vec<T>, usize, String)> = Vec::new();
+    for len in 0..=MAX_LEN {
+        for [oa, ob, _, oo] in offset_sets() {
+            let mut a = vec![T::canary(); len + PAD];
+            let mut b = vec![T::canary(); len + PAD];
+            fill(&mut a, oa..oa + len, &mut rng, &mut pick);
+            fill(&mut b, ob..ob + len, &mut rng, &mut pick);
+            // Equal operands now and then, or `eq`/`le`/`ge` are mostly false.
+            for i in 0..len {
+                if rng.next().is_multiple_of(4) {
+                    b[ob + i] = a[oa + i];
+                }
+            }
+            let what = format!("len {len} offsets a {oa} b {ob} out {oo}");
+            cases.push((a[oa..oa + len].to_vec(), b[ob..ob + len].to_vec(), oo, what));
+        }
+    }
+    let a: Vec<T> = (0..n * n).map(|i| edges[i / n]).collect();
+    let b: Vec<T> = (0..n * n).map(|i| edges[i % n]).collect();
+    cases.push((a, b, 1, "edge pairs".to_string()));
+
+    for (a, b, oo, what) in &cases {
+        let (len, oo) = (a.len(), *oo);
+        for (k, (name, _, ieee)) in oracle.iter().enumerate() {
+            count += 1;
+            let s = scalar_operand(count, &mut rng);
+            let scalars: Vec<T> = if what == "edge pairs" {
+                edges.clone()
+            } else {
+                vec![s]
+            };
+            for s in scalars {
+                let kernel = oracle[k].1;
+                let want: Vec<bool> = (0..len)
+                    .map(|i| {
+                        let (x, y) = kernel.operands(a, b, s, i);
+                        ieee(x, y)
+                    })
+                    .collect();
+                let mut runs = vec![(Tier::Scalar, kernel)];
+                runs.extend(tiers.iter().map(|(t, table)| (*t, table[k].1)));
+                for (tier, kernel) in runs {
+                    for fill_value in [false, true] {
+                        let mut got = vec![fill_value; len + PAD];
+                        kernel.run(a, b, s, &mut got[oo..oo + len]);
+                        let bad = (0..got.len()).find(|&i| match i.checked_sub(oo) {
+                            Some(j) if j < len => got[i] != want[j],
+                            _ => got[i] != fill_value,
+                        });
+                        if let Some(i) = bad {
+                            let detail = match i.checked_sub(oo).filter(|&j| j < len) {
+                                Some(j) => {
+                                    let (x, y) = kernel.operands(a, b, s, j);
+                                    format!(
+                                        "element {j}: got {}, IEEE says {} for {x:?} ({:#x}) \
+                                         and {y:?} ({:#x})",
+                                        got[i],
+                                        want[j],
+                                        x.bits(),
+                                        y.bits()
+                                    )
+                                }
+                                None => format!(
+                                    "element {} OUTSIDE the output slice overwritten",
+                                    i as isize - oo as isize
+                                ),
+                            };
+                            failures.push(format!(
+                                "{tier} {} {name} {what} s {s:?}: {detail}",
+                                T::NAME
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    report(failures);
+}
+
+#[test]
+fn comparisons_f32() {
+    check_cmps::<f32>();
+}
+
+#[test]
+fn comparisons_f64() {
+    check_cmps::<f64>();
 }
 
 /// Calls `f` and requires it to panic with the kernels' length message.
@@ -166,6 +500,49 @@ fn check_mismatch<T: TestFloat>() {
             }
         }
     }
+}
+
+/// The other kernels that take several slices: `fma`, the comparisons, `dot`.
+fn check_mismatch_others<T: TestFloat>() {
+    let x = T::edges()[12]; // 1.0
+    let (short, long) = (vec![x; 3], vec![x; 4]);
+    for tier in available_tiers() {
+        let t = T::table_for(tier).unwrap();
+        let what = |case: &str| format!("{tier} {} {case}", T::NAME);
+        for (a, b, c, n) in [
+            (&short, &long, &long, 4),
+            (&long, &short, &long, 4),
+            (&long, &long, &short, 4),
+            (&long, &long, &long, 3),
+        ] {
+            let case = format!("fma a {} b {} c {} out {n}", a.len(), b.len(), c.len());
+            let mut out = vec![x; n];
+            expect_mismatch_panic(&what(&case), || (t.fma)(a, b, c, &mut out));
+        }
+        for (name, cmp, _) in common::cmps(t) {
+            let cases: &[(&[T], &[T], usize)] = match cmp {
+                common::Cmp::Vv(_) => &[(&short, &long, 4), (&long, &short, 4), (&long, &long, 3)],
+                common::Cmp::Vs(_) => &[(&short, &long, 4), (&long, &long, 3)],
+            };
+            for &(a, b, n) in cases {
+                let case = format!("{name} a {} b {} out {n}", a.len(), b.len());
+                let mut out = vec![false; n];
+                expect_mismatch_panic(&what(&case), || cmp.run(a, b, x, &mut out));
+            }
+        }
+        for (a, b) in [(&short, &long), (&long, &short)] {
+            let case = format!("dot a {} b {}", a.len(), b.len());
+            expect_mismatch_panic(&what(&case), || {
+                (t.dot)(a, b);
+            });
+        }
+    }
+}
+
+#[test]
+fn mismatched_lengths_panic_others() {
+    check_mismatch_others::<f32>();
+    check_mismatch_others::<f64>();
 }
 
 #[test]

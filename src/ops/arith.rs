@@ -66,7 +66,7 @@ impl<'a> IntoOperand<'a, f32> for f32 {
 }
 
 impl<T: DType> Operand<'_, T> {
-    fn shape(&self) -> &[usize] {
+    pub(crate) fn shape(&self) -> &[usize] {
         match self {
             Operand::Scalar(_) => &[],
             Operand::Array(a) => a.shape(),
@@ -76,13 +76,13 @@ impl<T: DType> Operand<'_, T> {
 
 /// An operand prepared for the engine: storage, offset and strides over the
 /// output's shape. A scalar is a one-element storage with all strides zero.
-struct Prepared<'a, T: Element> {
-    data: &'a [T],
-    offset: usize,
-    strides: crate::dim::Strides,
+pub(crate) struct Prepared<'a, T: DType> {
+    pub(crate) data: &'a [T],
+    pub(crate) offset: usize,
+    pub(crate) strides: crate::dim::Strides,
 }
 
-fn prepare<'a, T: Element>(
+pub(crate) fn prepare<'a, T: DType>(
     op: &'a Operand<'a, T>,
     scalar: &'a [T; 1],
     shape: &[usize],
@@ -103,7 +103,7 @@ fn prepare<'a, T: Element>(
 
 /// One input along a run: a slice or a constant.
 #[derive(Clone, Copy)]
-enum Src<'a, T> {
+pub(crate) enum Src<'a, T> {
     V(&'a [T]),
     S(T),
 }
@@ -125,7 +125,7 @@ fn call_binary<T: Copy>(op: &BinaryOp<T>, a: Src<'_, T>, b: Src<'_, T>, out: &mu
 /// Reads `n` elements of an input along a run, from `off` with `stride`; strided
 /// inputs are gathered into `buf`.
 #[inline]
-fn src<'a, T: Copy>(
+pub(crate) fn src<'a, T: Copy>(
     data: &'a [T],
     off: isize,
     stride: isize,
@@ -142,11 +142,57 @@ fn src<'a, T: Copy>(
     }
 }
 
-fn whole<'a, T: Element>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
+fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
     match o {
         Operand::Scalar(x) => Some(Src::S(*x)),
         Operand::Array(v) => v.as_slice().map(Src::V),
     }
+}
+
+/// The common case in a few loads and compares: every operand in standard layout
+/// with one shape (or a scalar `b`). Returns false to take the general path, which
+/// also reports any shape error.
+#[inline]
+fn fast_binary<T: Element, S: Data<Elem = T>>(
+    op: &BinaryOp<T>,
+    a: &ArrayBase<S>,
+    b: &Operand<'_, T>,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+) -> bool {
+    if out.shape() != a.shape() {
+        return false;
+    }
+    let Some(x) = a.as_slice() else { return false };
+    match b {
+        Operand::Array(v) if v.shape() == a.shape() => match (v.as_slice(), out.as_slice_mut()) {
+            (Some(y), Some(o)) => (op.vv)(x, y, o),
+            _ => return false,
+        },
+        Operand::Scalar(s) => match out.as_slice_mut() {
+            Some(o) => (op.vs)(x, *s, o),
+            None => return false,
+        },
+        _ => return false,
+    }
+    true
+}
+
+/// [`fast_binary`] into a new array.
+#[inline]
+fn fast_binary_alloc<T: Element, S: Data<Elem = T>>(
+    op: &BinaryOp<T>,
+    a: &ArrayBase<S>,
+    b: &Operand<'_, T>,
+) -> Option<Array<T>> {
+    let contiguous = match b {
+        Operand::Array(v) => v.shape() == a.shape() && v.is_standard_layout(),
+        Operand::Scalar(_) => true,
+    };
+    if !(contiguous && a.is_standard_layout()) {
+        return None;
+    }
+    let mut out = Array::zeros(a.shape());
+    fast_binary(op, a, b, &mut out).then_some(out)
 }
 
 /// Writes `op(a, b)` into `out` (shapes already checked: `out` has the broadcast
@@ -156,6 +202,17 @@ fn binary_exec<T: Element>(
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
     out: &mut ArrayBase<impl DataMut<Elem = T>>,
+) {
+    zip_exec(|x, y, o| call_binary(op, x, y, o), a, b, out)
+}
+
+/// The engine of every two-input elementwise operation: `call` receives each run
+/// of the two inputs (as slices or constants) and the matching output slice.
+pub(crate) fn zip_exec<T: DType, U: DType>(
+    call: impl Fn(Src<'_, T>, Src<'_, T>, &mut [U]),
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    out: &mut ArrayBase<impl DataMut<Elem = U>>,
 ) {
     // Fast path: everything contiguous with the output's shape (or scalar).
     let shape = out.dim.clone();
@@ -167,7 +224,7 @@ fn binary_exec<T: Element>(
         let n = out.len();
         if let (Some(sa), Some(sb), Some(o)) = (whole(a), whole(b), out.as_slice_mut()) {
             debug_assert_eq!(o.len(), n);
-            call_binary(op, sa, sb, o);
+            call(sa, sb, o);
             return;
         }
     }
@@ -175,11 +232,11 @@ fn binary_exec<T: Element>(
     let (sa, sb) = (
         [match a {
             Operand::Scalar(x) => *x,
-            _ => T::zero(),
+            _ => T::default(),
         }],
         [match b {
             Operand::Scalar(x) => *x,
-            _ => T::zero(),
+            _ => T::default(),
         }],
     );
     let pa = prepare(a, &sa, &shape);
@@ -195,15 +252,15 @@ fn binary_exec<T: Element>(
     };
     let (len, [so, sta, stb]) = plan.run();
     let od = out.data.storage_mut();
-    let mut ba = [T::zero(); BLOCK];
-    let mut bb = [T::zero(); BLOCK];
-    let mut bo = [T::zero(); BLOCK];
+    let mut ba = [T::default(); BLOCK];
+    let mut bb = [T::default(); BLOCK];
+    let mut bo = [U::default(); BLOCK];
     let direct_run = so == 1 && (sta == 0 || sta == 1) && (stb == 0 || stb == 1);
     plan.for_each_run(|[oo, oa, ob]| {
         if direct_run {
             let ia = src(pa.data, oa as isize, sta, len, &mut []);
             let ib = src(pb.data, ob as isize, stb, len, &mut []);
-            call_binary(op, ia, ib, &mut od[oo..oo + len]);
+            call(ia, ib, &mut od[oo..oo + len]);
             return;
         }
         let mut done = 0;
@@ -213,9 +270,9 @@ fn binary_exec<T: Element>(
             let ia = src(pa.data, oa as isize + d * sta, sta, n, &mut ba);
             let ib = src(pb.data, ob as isize + d * stb, stb, n, &mut bb);
             if so == 1 {
-                call_binary(op, ia, ib, &mut od[oo + done..oo + done + n]);
+                call(ia, ib, &mut od[oo + done..oo + done + n]);
             } else {
-                call_binary(op, ia, ib, &mut bo[..n]);
+                call(ia, ib, &mut bo[..n]);
                 scatter(od, (oo as isize + d * so) as usize, so, &bo[..n]);
             }
             done += n;
@@ -325,7 +382,7 @@ fn unary_exec<T: Element>(
     });
 }
 
-fn result_shape<T: Element>(
+pub(crate) fn result_shape<T: DType>(
     name: &'static str,
     a: &[usize],
     b: &Operand<'_, T>,
@@ -345,7 +402,7 @@ fn result_shape<T: Element>(
     Ok(shape)
 }
 
-fn check_out(expected: &[usize], found: &[usize]) -> Result<()> {
+pub(crate) fn check_out(expected: &[usize], found: &[usize]) -> Result<()> {
     if expected != found {
         return Err(Error::WrongOutputShape {
             expected: expected.to_vec(),
@@ -363,7 +420,7 @@ macro_rules! binary_methods {
     ($( $name:ident, $into:ident, $assign:ident, $field:ident, $sym:literal, $numpy:literal; )*) => {
         impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
             $(
-            #[doc = concat!("`self ", $sym, " rhs` elementwise with NumPy broadcasting, in a new array (NumPy's `np.", $numpy, "`).")]
+            #[doc = concat!($sym, " elementwise with NumPy broadcasting, in a new array (NumPy's `np.", $numpy, "`).")]
             ///
             /// `rhs` is an array, a view or a scalar. Errors with
             /// [`Error::ShapeMismatch`] when the shapes do not broadcast.
@@ -378,13 +435,16 @@ macro_rules! binary_methods {
             /// ```
             pub fn $name<'b>(&self, rhs: impl IntoOperand<'b, T>) -> Result<Array<T>> {
                 let rhs = rhs.into_operand();
+                if let Some(out) = fast_binary_alloc(&table::<T>().$field, self, &rhs) {
+                    return Ok(out);
+                }
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
                 let mut out = Array::zeros(&shape);
                 binary_exec(&table::<T>().$field, &Operand::Array(self.view()), &rhs, &mut out);
                 Ok(out)
             }
 
-            #[doc = concat!("`out = self ", $sym, " rhs` elementwise with NumPy broadcasting, into a caller's array (NumPy's `np.", $numpy, "(a, b, out=out)`).")]
+            #[doc = concat!($sym, " elementwise with NumPy broadcasting, into a caller's array `out` (NumPy's `np.", $numpy, "(a, b, out=out)`).")]
             ///
             /// `out` may have any layout (a strided view works) but must have
             /// exactly the broadcast shape; otherwise [`Error::WrongOutputShape`].
@@ -403,6 +463,9 @@ macro_rules! binary_methods {
                 out: &mut ArrayBase<impl DataMut<Elem = T>>,
             ) -> Result<()> {
                 let rhs = rhs.into_operand();
+                if fast_binary(&table::<T>().$field, self, &rhs, out) {
+                    return Ok(());
+                }
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
                 check_out(&shape, out.shape())?;
                 binary_exec(&table::<T>().$field, &Operand::Array(self.view()), &rhs, out);
@@ -413,7 +476,7 @@ macro_rules! binary_methods {
 
         impl<T: Element, S: DataMut<Elem = T>> ArrayBase<S> {
             $(
-            #[doc = concat!("`self ", $sym, "= rhs` in place, `rhs` broadcast to `self`'s shape.")]
+            #[doc = concat!("In place, `self` becomes ", $sym, ", `rhs` broadcast to `self`'s shape.")]
             ///
             /// Errors when `rhs` does not broadcast to exactly this shape (the
             /// result may not grow the array, as NumPy's in-place operators).
@@ -443,10 +506,14 @@ macro_rules! binary_methods {
 }
 
 binary_methods! {
-    add, add_into, try_add_assign, add, "+", "add";
-    sub, sub_into, try_sub_assign, sub, "-", "subtract";
-    mul, mul_into, try_mul_assign, mul, "*", "multiply";
-    div, div_into, try_div_assign, div, "/", "divide";
+    add, add_into, try_add_assign, add, "`self + rhs`", "add";
+    sub, sub_into, try_sub_assign, sub, "`self - rhs`", "subtract";
+    mul, mul_into, try_mul_assign, mul, "`self * rhs`", "multiply";
+    div, div_into, try_div_assign, div, "`self / rhs`", "divide";
+    maximum, maximum_into, try_maximum_assign, maximum,
+        "NumPy's `maximum(self, rhs)` (a NaN in either propagates; of equal values, `-0` and `+0` included, the result is `rhs`'s)", "maximum";
+    minimum, minimum_into, try_minimum_assign, minimum,
+        "NumPy's `minimum(self, rhs)` (a NaN in either propagates; of equal values the result is `rhs`'s)", "minimum";
 }
 
 macro_rules! unary_methods {
@@ -506,6 +573,7 @@ macro_rules! unary_methods {
 unary_methods! {
     neg, neg_into, neg_assign, "Negation (flips the sign bit, so `-0.0` and NaN too)";
     abs, abs_into, abs_assign, "Absolute value (clears the sign bit, so `abs(-NaN)` is `NaN`)";
+    sqrt, sqrt_into, sqrt_assign, "Square root (correctly rounded; NaN for negative inputs)";
 }
 
 // ---------------------------------------------------------------- operators

@@ -1,6 +1,9 @@
 //! Computing operations: the run engine and the arithmetic built on it.
 
 pub(crate) mod arith;
+mod compare;
 pub(crate) mod engine;
+mod fma;
+mod reduce;
 
 pub use arith::{IntoOperand, Operand};

@@ -15,9 +15,28 @@ Output (all under tests/data/fixtures/, which is wiped of *.npy first):
       slice      DTYPE  IN     PRE   SPEC   OUT|error
       reshape    DTYPE  IN     PRE   SHAPE  OUT|error  view|copy|any|-
       transpose  DTYPE  IN     PRE   AXES   OUT|error
+      compare    DTYPE  OP     A     PRE_A  B|scalar:VALUE  PRE_B  OUT|error
+      fma        DTYPE  A      PRE_A B      PRE_B  C  PRE_C  OUT|error
+      reduce     DTYPE  OP     IN    PRE    OUT|INDEX|error
+      dot        DTYPE  A      PRE_A B      PRE_B  OUT|error
 
-  DTYPE is ``f64`` or ``f32``; OP is ``add``/``sub``/``mul``/``div`` (broadcast) or
-  ``neg``/``abs`` (unary).
+  DTYPE is ``f64`` or ``f32``; OP is ``add``/``sub``/``mul``/``div``/``maximum``/
+  ``minimum`` (broadcast), ``neg``/``abs``/``sqrt`` (unary), ``equal``/``not_equal``/
+  ``less``/``less_equal``/``greater``/``greater_equal`` (compare; OUT is a bool
+  ``'|b1'`` file), ``sum``/``prod``/``mean``/``max``/``min``/``argmax``/``argmin``
+  (reduce over the whole array).
+  compare: B is a file or ``scalar:VALUE``, a float written so that Rust's
+  ``str::parse::<f64>`` reads it back exactly (``nan``, ``inf``, ``-0.0``, Python's
+  repr); its PRE_B is ``-``.
+  fma: ``A * B + C`` with one rounding, broadcast three ways. NumPy has no fused op, so
+  OUT is computed here in exact rational arithmetic and rounded once (to nearest, ties
+  to even) to the dtype; only the broadcast error comes from NumPy.
+  reduce: OUT is a 0-d file for the value reductions and the flattened (row-major)
+  index for argmax/argmin; ``error`` where NumPy raises (max/min/argmax/argmin of an
+  empty array).  ``prod`` runs only on data whose product cannot overflow or
+  underflow in any order of the multiplications.
+  dot: the 1-D dot product; OUT ``error`` follows ndsimd's contract (both operands 1-D
+  and of one length), which is narrower than NumPy's ``dot``.
   PRE is applied to the loaded input before the operation under test, to feed it a
   non-contiguous / reversed view: ``-`` (nothing) or ``|``-joined steps, each one of
   ``T`` (reverse all axes), ``permute:AXES``, ``slice:SPEC``.
@@ -31,17 +50,24 @@ Output (all under tests/data/fixtures/, which is wiped of *.npy first):
   ``-`` for errors.
 
 * ``format/*.npy``: files exercising the .npy reader (Fortran order, big-endian,
-  format versions 2.0 and 3.0, an unsupported dtype).  Every array there holds
-  ``arange(size)`` in logical C order.
+  format versions 2.0 and 3.0, an unsupported dtype).  Every float array there holds
+  ``arange(size)`` in logical C order; the bool files ``c_b1_*.npy``,
+  ``fortran_b1.npy`` and ``v3_b1.npy`` hold ``arange(size) % 3 == 0``, and
+  ``b1_bytes.npy`` has the data bytes 0, 1, 2, 255, 0.
 
 Values are drawn from a seeded generator and include IEEE edge cases (+-0, +-inf, NaN
 with both signs and a payload, subnormals, the largest finite values), so additions
 overflow and divisions divide by zero.  Comparison (in Rust) is bitwise except that any
-NaN matches any NaN.
+NaN matches any NaN (maximum/minimum: NaN payloads too, checked here to be NumPy's
+behaviour); reductions and dot are compared within a bound, exactly on the
+integer-valued inputs (see tests/numpy_fixtures.rs).
 """
 
+import math
 import os
 import sys
+import warnings
+from fractions import Fraction
 
 import numpy as np
 
@@ -52,6 +78,7 @@ FMT = os.path.join(OUT, "format")
 rng = np.random.default_rng(0x6E6473696D64)  # "ndsimd"
 DT = {"f64": np.float64, "f32": np.float32}
 UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+BINOP = {"maximum": np.maximum, "minimum": np.minimum}
 
 lines = []
 counts = {}
@@ -528,6 +555,520 @@ def gen_transpose():
     transpose_case(arange(()), "-", "0")
 
 
+# ------------------------------------------------------- maximum / minimum / sqrt
+
+
+def nan_bits_ok(r, A, B):
+    """NumPy's maximum/minimum return an input NaN bit for bit: the first operand's
+    when it is NaN, else the second's. Checked here so that the Rust side may compare
+    NaN payloads exactly for these ops."""
+    A, B = np.broadcast_arrays(A, B)
+    ui = np.uint64 if r.dtype == np.float64 else np.uint32
+    want = np.where(np.isnan(A), A, B)
+    m = np.isnan(r)
+    assert (np.isnan(want) == m).all()
+    assert (r[m].view(ui) == want[m].view(ui)).all(), "NumPy changed a NaN payload"
+
+
+def minmax(op, a, pre_a, b, pre_b, dt):
+    fa, fb = save(a, "mm"), save(b, "mm")
+    A, B = np.asarray(apply_pre(a, pre_a)), np.asarray(apply_pre(b, pre_b))
+    try:
+        np.broadcast_shapes(A.shape, B.shape)
+    except ValueError:
+        out = "error"
+    else:
+        r = np.asarray(BINOP[op](A, B))
+        assert r.dtype == DT[dt]
+        nan_bits_ok(r, A, B)
+        # The rule from the brief: maximum(x, y) = x if x is NaN else (x > y ? x : y).
+        X, Y = np.broadcast_arrays(A, B)
+        with np.errstate(invalid="ignore"):
+            pick_x = np.isnan(X) | ((X > Y) if op == "maximum" else (X < Y))
+        ref = np.where(pick_x, X, Y)
+        ui = np.uint64 if dt == "f64" else np.uint32
+        assert (ref.view(ui) == r.view(ui)).all(), "NumPy %s differs from x>y?x:y" % op
+        out = save(r, "mm")
+    add_line("broadcast", dt, op, fa, pre_a, fb, pre_b, out)
+
+
+def gen_minmax():
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        e = edge_values(d)
+        for op in BINOP:
+            # Every edge value against every edge value (signed zeros, NaN payloads).
+            minmax(op, e.reshape(-1, 1), "-", e, "-", dt)
+            # Contiguous runs of several lengths (vector bodies and tails); +-0 and NaN
+            # payloads in both operands.
+            for n in (1, 3, 7, 17, 33, 67):
+                minmax(op, values((n,), d, 0.4), "-", values((n,), d, 0.4), "-", dt)
+            # Broadcasting, scalars (rank-0), size-0, non-contiguous operands, errors.
+            shapes = [
+                ((3, 4), (4,), "-", "-"),
+                ((3, 1), (1, 5), "-", "-"),
+                ((), (6,), "-", "-"),
+                ((6,), (), "-", "-"),
+                ((2, 3, 4), (3, 1), "-", "-"),
+                ((2, 1, 3, 2), (4, 1, 1), "-", "-"),
+                ((0, 3), (3,), "-", "-"),
+                ((2, 0), (1, 1), "-", "-"),
+                ((4, 5), (4, 5), "T", "slice:::-1,::-1"),
+                ((5, 6), (3,), "slice:::-2,1::2", "-"),
+                ((2, 3, 4), (4, 3), "permute:2,1,0", "slice:::-1"),
+                ((3,), (4,), "-", "-"),
+                ((2, 3), (3, 2), "-", "-"),
+            ]
+            for sa, sb, pa, pb in shapes:
+                minmax(op, values(sa, d, 0.4), pa, values(sb, d, 0.4), pb, dt)
+    # Only zeros: the sign of the result is the second operand's.
+    z = np.array([0.0, -0.0, 0.0, -0.0])
+    for op in BINOP:
+        minmax(op, z, "-", z[::-1].copy(), "-", "f64")
+        minmax(op, z.astype(np.float32), "-", np.float32(-0.0), "-", "f32")
+        minmax(op, np.float32(0.0), "-", z.astype(np.float32), "-", "f32")
+
+
+def gen_sqrt():
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        e = edge_values(d)
+        fi = np.finfo(d)
+        extra = np.array(
+            [4.0, 2.0, 1e-300 if dt == "f64" else 1e-30, fi.max, fi.smallest_subnormal * 4,
+             -fi.smallest_subnormal, -np.inf, -1e-5, 0.25, 1e30],
+            dtype=d,
+        )
+        cases = [
+            (e, "-"),
+            (extra, "-"),
+            (np.abs(values((67,), d, 0.3)), "-"),
+            (values((3, 4), d), "T"),
+            (values((5, 6), d), "slice:::-1,1::2"),
+            (values((), d), "-"),
+            (np.array(-0.0, d), "-"),
+            (values((0, 3), d), "-"),
+        ]
+        for a, pre in cases:
+            f = save(a, "sq")
+            A = apply_pre(a, pre)
+            with np.errstate(invalid="ignore"):
+                r = np.sqrt(A)
+            add_line("unary", dt, "sqrt", f, pre, save(r, "sq"))
+
+
+# ------------------------------------------------------------------------- comparisons
+
+
+CMP = {
+    "equal": np.equal,
+    "not_equal": np.not_equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+}
+
+
+def small_values(shape, dtype, edge_p=0.2):
+    """Values from a small set, so that equal pairs are common, mixed with edge values."""
+    n = int(np.prod(shape, dtype=np.int64))
+    v = rng.integers(-3, 4, n).astype(dtype) / 2
+    edges = edge_values(dtype)
+    mask = rng.random(n) < edge_p
+    v[mask] = rng.choice(edges, size=int(mask.sum()))
+    return v.reshape(shape)
+
+
+def scalar_col(x):
+    """A float column value that Rust's `str::parse::<f64>` reads back exactly."""
+    x = float(x)
+    if np.isnan(x):
+        return "nan"
+    return repr(x)
+
+
+def cmp_case(op, a, pre_a, b, pre_b, dt):
+    fa = save(a, "cm")
+    A = apply_pre(a, pre_a)
+    if isinstance(b, tuple):  # ("scalar", value)
+        B = DT[dt](b[1])
+        fb, pre_b = "scalar:" + scalar_col(B), "-"
+    else:
+        fb = save(b, "cm")
+        B = apply_pre(b, pre_b)
+    try:
+        np.broadcast_shapes(np.shape(A), np.shape(B))
+    except ValueError:
+        out = "error"
+    else:
+        r = np.asarray(CMP[op](A, B))
+        assert r.dtype == np.bool_
+        out = save(r, "cm")
+    add_line("compare", dt, op, fa, pre_a, fb, pre_b, out)
+
+
+def gen_compare():
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        e = edge_values(d)
+        for op in CMP:
+            cmp_case(op, e.reshape(-1, 1), "-", e, "-", dt)
+            for s in (0.0, -0.0, np.nan, np.inf, -np.inf, 0.5, -1.0):
+                cmp_case(op, e, "-", ("scalar", s), "-", dt)
+            for n in (5, 33, 70):
+                cmp_case(op, small_values((n,), d), "-", small_values((n,), d), "-", dt)
+            shapes = [
+                ((3, 4), (4,), "-", "-"),
+                ((3, 1), (1, 5), "-", "-"),
+                ((), (6,), "-", "-"),
+                ((), (), "-", "-"),
+                ((2, 3, 4), (3, 1), "-", "-"),
+                ((0, 3), (1,), "-", "-"),
+                ((4, 5), (5, 4), "T", "-"),
+                ((5, 6), (3,), "slice:::-2,1::2", "slice:::-1"),
+                ((2, 3, 4), (4, 3, 2), "T", "slice:::-1,::-1"),
+                ((3,), (4,), "-", "-"),
+                ((2, 3), (3, 2), "-", "-"),
+            ]
+            for sa, sb, pa, pb in shapes:
+                cmp_case(op, small_values(sa, d), pa, small_values(sb, d), pb, dt)
+            cmp_case(op, small_values((3, 4), d), "T", ("scalar", 0.5), "-", dt)
+            cmp_case(op, small_values((2, 0), d), "-", ("scalar", 1.0), "-", dt)
+            cmp_case(op, small_values((), d), "-", ("scalar", np.nan), "-", dt)
+
+
+# ------------------------------------------------------------------------ fused mul-add
+
+
+# (precision in bits, minimum normal exponent, maximum exponent)
+FLOAT_FMT = {"f64": (53, -1022, 1023), "f32": (24, -126, 127)}
+
+
+def round_exact(q, dt):
+    """The value of the non-zero Fraction q rounded to dt's format (nearest, ties to even),
+    as an exactly representable Python float (or an infinity)."""
+    p, emin, emax = FLOAT_FMT[dt]
+    neg = q < 0
+    q = abs(q)
+    n, d = q.numerator, q.denominator
+    e = n.bit_length() - d.bit_length()  # 2^(e-1) <= q < 2^(e+1)
+    if (n << max(0, -e)) < (d << max(0, e)):
+        e -= 1  # now 2^e <= q < 2^(e+1)
+    e = max(e, emin)  # subnormals share the minimum exponent
+    k = e - p + 1  # exponent of one unit in the last place
+    m = round(q / (Fraction(2) ** k))  # Fraction.__round__ rounds half to even
+    if m * Fraction(2) ** k >= Fraction(2) ** (emax + 1):
+        r = math.inf
+    else:
+        r = math.ldexp(m, k)
+    return -r if neg else r
+
+
+def fma_exact(a, b, c, dt):
+    """a * b + c with a single rounding to dt, IEEE 754 fusedMultiplyAdd."""
+    a, b, c = float(a), float(b), float(c)
+    if math.isnan(a) or math.isnan(b) or math.isnan(c):
+        return math.nan
+    if math.isinf(a) or math.isinf(b):
+        if a == 0 or b == 0:
+            return math.nan
+        p = math.copysign(math.inf, math.copysign(1, a) * math.copysign(1, b))
+        if math.isinf(c) and c != p:
+            return math.nan
+        return p
+    if math.isinf(c):
+        return c
+    q = Fraction(a) * Fraction(b) + Fraction(c)
+    if q == 0:
+        if (a == 0 or b == 0) and c == 0:
+            neg_p = (math.copysign(1, a) * math.copysign(1, b)) < 0
+            return -0.0 if neg_p and math.copysign(1, c) < 0 else 0.0
+        return 0.0  # an exact zero sum of non-zero terms is +0 (round to nearest)
+    return round_exact(q, dt)
+
+
+def check_rounding():
+    """round_exact agrees with the hardware on correctly rounded + and *."""
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        e = edge_values(d)
+        xs = np.concatenate([e[np.isfinite(e)], values((300,), d, 0.0),
+                             (rng.standard_normal(200) * 10.0 ** rng.integers(-30, 30, 200)).astype(d)])
+        ys = rng.permutation(xs)
+        with np.errstate(all="ignore"):
+            for x, y in zip(xs, ys):
+                for got, q in ((x + y, Fraction(float(x)) + Fraction(float(y))),
+                               (x * y, Fraction(float(x)) * Fraction(float(y)))):
+                    if q == 0 or not np.isfinite(got):
+                        continue
+                    want = round_exact(q, dt)
+                    assert float(got) == want, (dt, x, y, got, want)
+                assert fma_exact(x, 1.0, y, dt) == float(x + y) or x + y == 0
+                assert fma_exact(x, y, 0.0, dt) == float(x * y) or x * y == 0
+    # Ties go to even.
+    for dt in ("f64", "f32"):
+        u = 2.0 ** -(FLOAT_FMT[dt][0] - 1)
+        assert fma_exact(1.0, 1.0, u / 2, dt) == 1.0
+        assert fma_exact(1.0, 1.0, 3 * u / 2, dt) == 1.0 + 2 * u
+        assert fma_exact(-1.0, 1.0, -u / 2, dt) == -1.0
+        assert fma_exact(2.0 ** -600, 2.0 ** -475, 0.0, "f64") == 0.0  # 2^-1075: tie to 0
+        assert fma_exact(3 * 2.0 ** -600, 2.0 ** -475, 0.0, "f64") == 2.0 ** -1073
+
+
+def fma_case(a, pa, b, pb, c, pc, dt):
+    fs = [save(x, "fm") for x in (a, b, c)]
+    A, B, C = apply_pre(a, pa), apply_pre(b, pb), apply_pre(c, pc)
+    try:
+        shape = np.broadcast_shapes(A.shape, B.shape, C.shape)
+    except ValueError:
+        out = "error"
+    else:
+        X, Y, Z = np.broadcast_arrays(A, B, C)
+        r = np.empty(shape, DT[dt])
+        for idx in np.ndindex(*shape):
+            r[idx] = fma_exact(X[idx], Y[idx], Z[idx], dt)
+        out = save(r, "fm")
+    add_line("fma", dt, fs[0], pa, fs[1], pb, fs[2], pc, out)
+
+
+def gen_fma():
+    check_rounding()
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        fi = np.finfo(d)
+        p = FLOAT_FMT[dt][0]
+        e = edge_values(d)
+        # Every edge value times every edge value, plus a few addends.
+        addends = np.array([0.0, -0.0, np.inf, np.nan, -1.0, fi.max], d)
+        fma_case(e.reshape(-1, 1, 1), "-", e.reshape(-1, 1), "-", addends, "-", dt)
+        # Where fusing matters: c = -fl(a*b) leaves the rounding error of the product;
+        # (1 + 2^-k)^2 - 1; max * 2 - max does not overflow; results near and below the
+        # subnormal threshold; exact ties of the sum.
+        a = values((64,), d, 0.0) + d(0.001)
+        b = values((64,), d, 0.0) - d(0.003)
+        with np.errstate(all="ignore"):
+            fma_case(a, "-", b, "-", -(a * b), "-", dt)
+            fma_case(a, "-", b, "-", (a * b) * d(-0.75), "-", dt)
+        one = d(1) + d(2.0 ** -(p // 2 + 1))
+        fma_case(np.array([one, -one, one], d), "-", np.array(one, d), "-",
+                 np.array([-1.0, 1.0, -0.5], d), "-", dt)
+        fma_case(np.array([fi.max, -fi.max, fi.max / 2], d), "-", np.array([2.0, 2.0, 3.0], d),
+                 "-", np.array([-fi.max, fi.max, -fi.max], d), "-", dt)
+        tiny = d(fi.tiny)
+        sub = d(fi.smallest_subnormal)
+        half = d(2.0 ** -(p // 2))
+        fma_case(np.array([tiny, tiny, sub, -sub, tiny * 4, sub * 3], d), "-",
+                 np.array([0.5, 0.75, 0.5, 0.5, 0.3, 0.5], d), "-",
+                 np.array([0.0, -tiny, 0.0, -0.0, sub, sub], d), "-", dt)
+        # Ties: (1 + 2^-h)(1 - 2^-h) = 1 - 2^-2h lands on a midpoint after adding c.
+        u = d(2.0 ** -(p - 1))
+        fma_case(np.array([1 + half, 1 + half, 1.0, 1.0], d), "-",
+                 np.array([1 - half, 1 - half, 1.0, 1.0], d), "-",
+                 np.array([u / 2, -u / 4, u / 2, 3 * u / 2], d), "-", dt)
+        # Random values with edge cases, broadcasting three ways, ranks 0..=4,
+        # non-contiguous / reversed operands, size-0 and incompatible shapes.
+        triples = [
+            ((7,), (7,), (7,), "-", "-", "-"),
+            ((33,), (33,), (), "-", "-", "-"),
+            ((), (5,), (), "-", "-", "-"),
+            ((), (), (), "-", "-", "-"),
+            ((3, 1), (1, 4), (4,), "-", "-", "-"),
+            ((2, 3, 1), (4,), (3, 1), "-", "-", "-"),
+            ((2, 1, 3, 1), (1, 2, 1, 2), (2,), "-", "-", "-"),
+            ((4, 3), (3, 4), (4,), "T", "-", "slice:::-1"),
+            ((5, 6), (3,), (3, 1), "slice:::-2,1::2", "-", "slice:::-1"),
+            ((2, 3, 4), (4, 3, 2), (2,), "T", "-", "-"),
+            ((0, 3), (3,), (1, 1), "-", "-", "-"),
+            ((3,), (4,), (1,), "-", "-", "-"),
+            ((2, 3), (3,), (2,), "-", "-", "-"),
+        ]
+        for sa, sb, sc, pa, pb, pc in triples:
+            fma_case(values(sa, d), pa, values(sb, d), pb, values(sc, d), pc, dt)
+
+
+# -------------------------------------------------------------------------- reductions
+
+
+def reduce_edge_values(dtype):
+    """edge_values without the near-overflow ones: sums of those overflow or not
+    depending on the order of summation."""
+    e = edge_values(dtype)
+    fi = np.finfo(dtype)
+    return e[~np.isin(np.abs(e), [fi.max, fi.max / 2])]
+
+
+def sum_values(shape, dtype, edge_p=0.1):
+    n = int(np.prod(shape, dtype=np.int64))
+    v = (rng.standard_normal(n) * 8).astype(dtype)
+    if edge_p:
+        edges = reduce_edge_values(dtype)
+        edges = edges[np.isfinite(edges)]
+        mask = rng.random(n) < edge_p
+        v[mask] = rng.choice(edges, size=int(mask.sum()))
+    return v.reshape(shape)
+
+
+def int_values(shape, dtype, lo=-1000, hi=1000):
+    n = int(np.prod(shape, dtype=np.int64))
+    return rng.integers(lo, hi + 1, n).astype(dtype).reshape(shape)
+
+
+def prod_values(shape, dtype):
+    """Magnitudes in [0.5, 2] with random signs: long products stay finite."""
+    n = int(np.prod(shape, dtype=np.int64))
+    v = rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n)
+    return v.astype(dtype).reshape(shape)
+
+
+REDUCE = {
+    "sum": np.sum,
+    "prod": np.prod,
+    "mean": np.mean,
+    "max": np.max,
+    "min": np.min,
+    "argmax": np.argmax,
+    "argmin": np.argmin,
+}
+
+
+def reduce_case(op, a, pre, dt):
+    f = save(a, "rd")
+    A = apply_pre(a, pre)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            r = REDUCE[op](A)
+    except ValueError:
+        out = "error"
+    else:
+        if op.startswith("arg"):
+            out = str(int(r))
+        else:
+            r = np.asarray(r)
+            assert r.dtype == DT[dt] and r.shape == (), (op, r.dtype, r.shape)
+            out = save(r, "rd")
+    add_line("reduce", dt, op, f, pre, out)
+
+
+# Products of general data overflow or underflow depending on the order of the
+# multiplications, so `prod` runs only on data where it cannot (prod_values, small
+# integers, and non-finite / zero cases whose class is order-independent).
+NO_PROD = ("sum", "mean", "max", "min", "argmax", "argmin")
+
+
+def reduce_all(a, pre, dt, ops=NO_PROD):
+    for op in ops:
+        reduce_case(op, a, pre, dt)
+
+
+def gen_reduce():
+    extremes = ("max", "min", "argmax", "argmin")
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        # Ranks 0..=4, contiguous and not.
+        for shape, pre in [
+            ((), "-"), ((7,), "-"), ((3, 5), "-"), ((2, 3, 4), "-"), ((2, 3, 2, 3), "-"),
+            ((4, 5), "T"), ((9,), "slice:::-1"), ((6, 5), "slice:::2,::-1"),
+            ((2, 3, 4), "permute:1,2,0"), ((2, 3, 2, 3), "T|slice:1:,::-1"),
+        ]:
+            reduce_all(sum_values(shape, d), pre, dt)
+            reduce_case("prod", prod_values(shape, d), pre, dt)
+        # Size 0: sum 0, prod 1, mean NaN; the rest raise.
+        for shape in ((0,), (3, 0), (2, 0, 4)):
+            reduce_all(np.zeros(shape, d), "-", dt, tuple(REDUCE))
+        reduce_all(np.zeros((4, 3), d), "slice:2:2", dt, tuple(REDUCE))
+        # Lengths around the vector and unroll widths, and ~1000: random and integer data.
+        for n in (31, 32, 33, 63, 64, 65, 1000, 1027):
+            reduce_all(int_values((n,), d), "-", dt)
+            if n in (33, 64, 1027):
+                reduce_all(sum_values((n,), d), "-", dt)
+                reduce_case("prod", prod_values((n,), d), "-", dt)
+        reduce_all(int_values((40, 25), d), "T", dt)
+        reduce_all(sum_values((30, 33), d), "slice:::-1,::2", dt)
+        # Integer products that stay exact.
+        small = int_values((20,), d, -2, 2)
+        small[small == 0] = 1
+        reduce_case("prod", small, "-", dt)
+        reduce_case("prod", np.array([3, -2, 5, 0, 7, -1], d), "-", dt)
+        reduce_case("prod", prod_values((5, 7), d), "T", dt)
+        # NaNs: several, first one wins for argmax/argmin (also with the NaN late in a
+        # long array and in each vector lane position).
+        for n, pos in [(10, (3, 7)), (70, (69,)), (70, (40, 5, 66)), (1000, (999, 500)),
+                       (65, (0, 64)), (33, (17, 18, 19))]:
+            v = sum_values((n,), d, 0.0)
+            nans = edge_values(d)[[4, 5, 6]]
+            for i, p_ in enumerate(pos):
+                v[p_] = nans[i % 3]
+            reduce_all(v, "-", dt, tuple(REDUCE))
+        v = sum_values((4, 6), d, 0.0)
+        v[3, 1] = np.nan
+        v[0, 5] = np.nan
+        reduce_all(v, "T", dt, extremes)  # in the view's row-major order, (1, 3) comes first
+        # Signed zeros and infinities.
+        zeros = [
+            [0.0, -0.0], [-0.0, 0.0], [-0.0], [-0.0, -0.0, -0.0], [0.0, -0.0, 0.0, -0.0] * 10,
+            [-0.0] * 33, [-1.0, -0.0, 0.0, -0.0, -2.0], [1.0, 0.0, -0.0, 2.0],
+        ]
+        for z in zeros:
+            reduce_all(np.array(z, d), "-", dt, tuple(REDUCE))
+        infs = [
+            [1.0, np.inf, -3.0], [np.inf, -np.inf], [-np.inf, -np.inf, 2.0],
+            [np.inf, np.nan, -np.inf], [5.0, -np.inf, np.inf, np.inf, -np.inf],
+        ]
+        for z in infs:
+            reduce_all(np.array(z, d), "-", dt, tuple(REDUCE))
+        long_inf = sum_values((100,), d, 0.0)
+        long_inf[[10, 60, 90]] = [-np.inf, np.inf, -np.inf]
+        reduce_all(long_inf, "-", dt, ("sum", "mean", "max", "min", "argmax", "argmin"))
+        # All the (order-independent) edge values, and the extremes of the full set.
+        re = reduce_edge_values(d)
+        reduce_all(re[~np.isnan(re)], "-", dt, tuple(REDUCE))
+        reduce_all(edge_values(d), "-", dt, extremes)
+        reduce_all(edge_values(d)[~np.isnan(edge_values(d))], "slice:::-1", dt, extremes)
+        # Ties: the first of equal extremes.
+        reduce_all(np.array([2.0, 7.0, 7.0, -1.0, -1.0, 7.0], d), "-", dt, extremes)
+
+
+def dot_case(a, pa, b, pb, dt, *, contract_error=False):
+    fa, fb = save(a, "dt"), save(b, "dt")
+    A, B = apply_pre(a, pa), apply_pre(b, pb)
+    if A.ndim != 1 or B.ndim != 1 or A.shape != B.shape:
+        out = "error"  # ndsimd's 1-D contract (NumPy's dot accepts other ranks)
+    else:
+        with np.errstate(all="ignore"):
+            r = np.asarray(np.dot(A, B))
+        assert r.dtype == DT[dt] and r.shape == ()
+        out = save(r, "dt")
+    add_line("dot", dt, fa, pa, fb, pb, out)
+
+
+def gen_dot():
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        for n in (0, 1, 3, 31, 32, 33, 63, 64, 65, 1000):
+            dot_case(sum_values((n,), d), "-", sum_values((n,), d), "-", dt)
+        # Integer data: exact (products and sums stay within the mantissa).
+        lim = 1000 if dt == "f64" else 30
+        for n in (7, 64, 1000):
+            dot_case(int_values((n,), d, -lim, lim), "-", int_values((n,), d, -lim, lim), "-", dt)
+        dot_case(int_values((8, 9), d, -lim, lim), "slice::,3", int_values((16,), d, -lim, lim),
+                 "slice:::-2", dt)
+        # Non-contiguous / reversed operands.
+        dot_case(sum_values((70,), d), "slice:::-1", sum_values((70,), d), "-", dt)
+        dot_case(sum_values((5, 13), d), "slice:2", sum_values((13, 4), d), "slice::,1", dt)
+        # Non-finite values.
+        for x, y in [([1.0, np.inf, 2.0], [1.0, 1.0, 1.0]), ([np.inf, 1.0], [0.0, 1.0]),
+                     ([np.inf, -np.inf], [1.0, 1.0]), ([np.nan, 1.0, 2.0], [1.0, 2.0, 3.0]),
+                     ([-0.0, -0.0], [1.0, 1.0]), ([3.0, -2.0], [-np.inf, -np.inf])]:
+            dot_case(np.array(x, d), "-", np.array(y, d), "-", dt)
+        # Errors: not two 1-D arrays of one length.
+        for sa, sb in [((3,), (4,)), ((0,), (1,)), ((2, 3), (3,)), ((3,), (3, 1)),
+                       ((2, 2), (2, 2)), ((), ()), ((), (3,))]:
+            dot_case(sum_values(sa, d), "-", sum_values(sb, d), "-", dt)
+        dot_case(sum_values((3, 4), d), "T", sum_values((4,), d), "-", dt)
+
+
 # ------------------------------------------------------------------------ format files
 
 
@@ -557,6 +1098,17 @@ def gen_format():
     for i, shape in enumerate(shapes):
         put("c_f8_%d.npy" % i, arange(shape) - 1)
         put("c_f4_%d.npy" % i, arange(shape, np.float32) - 1)
+        put("c_b1_%d.npy" % i, bool_pattern(shape))
+    put("fortran_b1.npy", np.asfortranarray(bool_pattern((3, 4, 2))))
+    put("v3_b1.npy", bool_pattern((5,)), version=(3, 0))
+    # Bytes other than 0 and 1 in a bool array (NumPy reads them as True).
+    put("b1_bytes.npy", np.array([0, 1, 2, 255, 0], np.uint8).view(np.bool_))
+
+
+def bool_pattern(shape):
+    """Element i (C order) is ``i % 3 == 0``."""
+    n = int(np.prod(shape, dtype=np.int64))
+    return (np.arange(n) % 3 == 0).reshape(shape)
 
 
 def main():
@@ -573,6 +1125,12 @@ def main():
     gen_slice()
     gen_reshape()
     gen_transpose()
+    gen_minmax()
+    gen_sqrt()
+    gen_compare()
+    gen_fma()
+    gen_reduce()
+    gen_dot()
     gen_format()
     header = [
         "# NumPy differential fixtures, generated by tests/data/gen_fixtures.py",

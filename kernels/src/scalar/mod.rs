@@ -1,52 +1,139 @@
 //! Portable oracles: the reference every SIMD kernel is tested against, and the
 //! documentation of what each kernel computes.
+//!
+//! They are written so that LLVM vectorises the ones that are plain elementwise work
+//! (the tiers without a hand-written kernel are these functions compiled with the
+//! tier's target features), but each stays the readable statement of its rule.
+//!
+//! # The canonical lane order of `sum`, `prod` and `dot`
+//!
+//! A reduction keeps `L = 256 / size_of::<T>()` partial results ([`Arith::CANONICAL_LANES`]:
+//! 32 for `f64`, 64 for `f32`), each starting at the identity (`-0.0` for sums, the
+//! true additive identity, so the sum of `[-0.0]` is `-0.0`; `1.0` for products).
+//! Element `i` is combined into lane `i % L` in index order, the tail too (lanes the
+//! tail does not reach are left alone). The lanes are then folded by halving:
+//! `while width > 1 { width /= 2; acc[j] = acc[j] op acc[j + width] for j < width }`,
+//! and the result is `acc[0]`. Every tier follows this order, so a reduction gives the
+//! same bits on every tier (a SIMD kernel fills the lanes past a tail with the
+//! identity, which leaves them unchanged).
+//!
+//! ```
+//! use ndsimd_kernels::scalar;
+//! assert_eq!(scalar::sum(&[1.0f64, 2.0, 3.0]), 6.0);
+//! assert!(scalar::sum::<f64>(&[]).is_sign_negative()); // -0.0: the identity
+//! assert_eq!(scalar::max(&[-0.0f64, 0.0]).unwrap().to_bits(), 0); // +0 over -0
+//! assert_eq!(scalar::argmax(&[1.0f64, f64::NAN, 2.0]), Some(1)); // the first NaN
+//! ```
 
+use core::fmt::Debug;
+
+/// One binary elementwise oracle in its five operand shapes, from the rule for one
+/// pair of elements (`|x, y| expression`).
 macro_rules! binary_oracle {
-    ($name:ident, $op:tt) => {
-        /// Scalar oracle for one binary operation, in each operand shape.
+    ($(#[$doc:meta])* $name:ident, |$x:ident, $y:ident| $rule:expr) => {
+        $(#[$doc])*
         pub mod $name {
-            use core::ops::*;
+            use $crate::scalar::Arith;
+            /// The rule for one pair of elements.
+            #[inline(always)]
+            pub fn one<T: Arith>($x: T, $y: T) -> T {
+                $rule
+            }
             /// `out[i] = a[i] op b[i]`
             #[inline(always)]
-            pub fn vv<T: Copy + $crate::scalar::Arith>(a: &[T], b: &[T], out: &mut [T]) {
+            pub fn vv<T: Arith>(a: &[T], b: &[T], out: &mut [T]) {
+                assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
+                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                    *o = one(x, y);
+                }
+            }
+            /// `out[i] = a[i] op s`
+            #[inline(always)]
+            pub fn vs<T: Arith>(a: &[T], s: T, out: &mut [T]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = one(x, s);
+                }
+            }
+            /// `out[i] = s op b[i]`
+            #[inline(always)]
+            pub fn sv<T: Arith>(s: T, b: &[T], out: &mut [T]) {
+                assert!(b.len() == out.len(), "kernel length mismatch");
+                for (o, &y) in out.iter_mut().zip(b) {
+                    *o = one(s, y);
+                }
+            }
+            /// `acc[i] = acc[i] op b[i]`
+            #[inline(always)]
+            pub fn assign_vv<T: Arith>(acc: &mut [T], b: &[T]) {
+                assert!(b.len() == acc.len(), "kernel length mismatch");
+                for (o, &y) in acc.iter_mut().zip(b) {
+                    *o = one(*o, y);
+                }
+            }
+            /// `acc[i] = acc[i] op s`
+            #[inline(always)]
+            pub fn assign_vs<T: Arith>(acc: &mut [T], s: T) {
+                for o in acc.iter_mut() {
+                    *o = one(*o, s);
+                }
+            }
+        }
+    };
+}
+
+/// One unary elementwise oracle in its two shapes, from the rule for one element.
+macro_rules! unary_oracle {
+    ($(#[$doc:meta])* $name:ident, |$x:ident| $rule:expr) => {
+        $(#[$doc])*
+        pub mod $name {
+            use $crate::scalar::Arith;
+            /// The rule for one element.
+            #[inline(always)]
+            pub fn one<T: Arith>($x: T) -> T {
+                $rule
+            }
+            /// `out[i] = f(a[i])`
+            #[inline(always)]
+            pub fn map<T: Arith>(a: &[T], out: &mut [T]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = one(x);
+                }
+            }
+            /// `acc[i] = f(acc[i])`
+            #[inline(always)]
+            pub fn assign<T: Arith>(acc: &mut [T]) {
+                for o in acc.iter_mut() {
+                    *o = one(*o);
+                }
+            }
+        }
+    };
+}
+
+/// One comparison oracle, writing `bool`s, in its two shapes.
+macro_rules! cmp_oracle {
+    ($(#[$doc:meta])* $name:ident, $op:tt) => {
+        $(#[$doc])*
+        pub mod $name {
+            use $crate::scalar::Arith;
+            /// `out[i] = a[i] cmp b[i]`
+            #[inline(always)]
+            pub fn vv<T: Arith>(a: &[T], b: &[T], out: &mut [bool]) {
                 assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
                 for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
                     *o = x $op y;
                 }
             }
-            /// `out[i] = a[i] op s`
+            /// `out[i] = a[i] cmp s`
             #[inline(always)]
-            pub fn vs<T: Copy + $crate::scalar::Arith>(a: &[T], s: T, out: &mut [T]) {
+            pub fn vs<T: Arith>(a: &[T], s: T, out: &mut [bool]) {
                 assert!(a.len() == out.len(), "kernel length mismatch");
                 for (o, &x) in out.iter_mut().zip(a) {
                     *o = x $op s;
                 }
             }
-            /// `out[i] = s op b[i]`
-            #[inline(always)]
-            pub fn sv<T: Copy + $crate::scalar::Arith>(s: T, b: &[T], out: &mut [T]) {
-                assert!(b.len() == out.len(), "kernel length mismatch");
-                for (o, &y) in out.iter_mut().zip(b) {
-                    *o = s $op y;
-                }
-            }
-            /// `acc[i] = acc[i] op b[i]`
-            #[inline(always)]
-            pub fn assign_vv<T: Copy + $crate::scalar::Arith>(acc: &mut [T], b: &[T]) {
-                assert!(b.len() == acc.len(), "kernel length mismatch");
-                for (o, &y) in acc.iter_mut().zip(b) {
-                    *o = *o $op y;
-                }
-            }
-            /// `acc[i] = acc[i] op s`
-            #[inline(always)]
-            pub fn assign_vs<T: Copy + $crate::scalar::Arith>(acc: &mut [T], s: T) {
-                for o in acc.iter_mut() {
-                    *o = *o $op s;
-                }
-            }
-            #[allow(unused_imports)]
-            use Add as _;
         }
     };
 }
@@ -54,73 +141,457 @@ macro_rules! binary_oracle {
 /// The arithmetic the oracles need; implemented for `f32` and `f64`.
 pub trait Arith:
     Copy
+    + Debug
+    + PartialOrd
+    + Send
+    + Sync
+    + 'static
     + core::ops::Add<Output = Self>
     + core::ops::Sub<Output = Self>
     + core::ops::Mul<Output = Self>
     + core::ops::Div<Output = Self>
     + core::ops::Neg<Output = Self>
 {
+    /// Lanes of the canonical reduction order: `256 / size_of::<Self>()`.
+    const CANONICAL_LANES: usize;
+    /// `[Self; CANONICAL_LANES]`, the partial results of a canonical reduction.
+    type Lanes: Copy + AsRef<[Self]> + AsMut<[Self]>;
+    /// `+0.0`
+    const ZERO: Self;
+    /// `-0.0`, the additive identity (`x + -0.0 == x` bit for bit, `-0.0` included).
+    const NEG_ZERO: Self;
+    /// `1.0`
+    const ONE: Self;
+    /// Every lane set to `x`.
+    fn lanes(x: Self) -> Self::Lanes;
     /// Absolute value by clearing the sign bit (so `abs(-NaN)` is `+NaN`, as NumPy).
     fn abs_bits(self) -> Self;
+    /// Correctly rounded square root.
+    fn sqrt(self) -> Self;
+    /// `self * b + c` with one rounding.
+    fn mul_add(self, b: Self, c: Self) -> Self;
+    /// Whether this is a NaN.
+    fn is_nan(self) -> bool;
+    /// Whether the sign bit is set (`-0.0` and negative NaNs included).
+    fn is_sign_negative(self) -> bool;
 }
 
-impl Arith for f32 {
-    #[inline(always)]
-    fn abs_bits(self) -> Self {
-        f32::from_bits(self.to_bits() & 0x7fff_ffff)
+macro_rules! arith_impl {
+    ($t:ty, $sign:expr) => {
+        impl Arith for $t {
+            const CANONICAL_LANES: usize = 256 / core::mem::size_of::<$t>();
+            type Lanes = [$t; 256 / core::mem::size_of::<$t>()];
+            const ZERO: $t = 0.0;
+            const NEG_ZERO: $t = -0.0;
+            const ONE: $t = 1.0;
+            #[inline(always)]
+            fn lanes(x: $t) -> Self::Lanes {
+                [x; 256 / core::mem::size_of::<$t>()]
+            }
+            #[inline(always)]
+            fn abs_bits(self) -> $t {
+                <$t>::from_bits(self.to_bits() & !$sign)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> $t {
+                <$t>::sqrt(self)
+            }
+            #[inline(always)]
+            fn mul_add(self, b: $t, c: $t) -> $t {
+                <$t>::mul_add(self, b, c)
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn is_sign_negative(self) -> bool {
+                self.to_bits() & $sign != 0
+            }
+        }
+    };
+}
+
+arith_impl!(f32, 0x8000_0000u32);
+arith_impl!(f64, 0x8000_0000_0000_0000u64);
+
+binary_oracle!(
+    /// `x + y`
+    add, |x, y| x + y
+);
+binary_oracle!(
+    /// `x - y`
+    sub, |x, y| x - y
+);
+binary_oracle!(
+    /// `x * y` (never fused with a following add)
+    mul, |x, y| x * y
+);
+binary_oracle!(
+    /// `x / y`
+    div, |x, y| x / y
+);
+binary_oracle!(
+    /// NumPy's `maximum`: `x` if `x` is NaN, else `x > y ? x : y`. The result is one of
+    /// the inputs bit for bit: a NaN in either propagates (the first one when both
+    /// are), and equal inputs (`-0` and `+0` included) give `y`.
+    maximum, |x, y| if x.is_nan() || x > y { x } else { y }
+);
+binary_oracle!(
+    /// NumPy's `minimum`: `x` if `x` is NaN, else `x < y ? x : y` (same rules as
+    /// [`maximum`]).
+    minimum, |x, y| if x.is_nan() || x < y { x } else { y }
+);
+
+unary_oracle!(
+    /// Negation (flips the sign bit, NaN included).
+    neg, |x| -x
+);
+unary_oracle!(
+    /// Absolute value (clears the sign bit, NaN included).
+    abs, |x| x.abs_bits()
+);
+unary_oracle!(
+    /// Correctly rounded square root; a negative input gives the hardware's NaN.
+    sqrt, |x| x.sqrt()
+);
+
+cmp_oracle!(
+    /// `==` (false when either is NaN)
+    eq, ==
+);
+cmp_oracle!(
+    /// `!=` (true when either is NaN)
+    ne, !=
+);
+cmp_oracle!(
+    /// `<` (false when either is NaN)
+    lt, <
+);
+cmp_oracle!(
+    /// `<=` (false when either is NaN)
+    le, <=
+);
+cmp_oracle!(
+    /// `>` (false when either is NaN)
+    gt, >
+);
+cmp_oracle!(
+    /// `>=` (false when either is NaN)
+    ge, >=
+);
+
+/// `out[i] = a[i] * b[i] + c[i]` rounded once (`mul_add`; without FMA hardware this is
+/// the software fma of the C library: correct, slow).
+#[inline(always)]
+pub fn fma<T: Arith>(a: &[T], b: &[T], c: &[T], out: &mut [T]) {
+    let n = out.len();
+    assert!(
+        a.len() == n && b.len() == n && c.len() == n,
+        "kernel length mismatch"
+    );
+    for (((o, &x), &y), &z) in out.iter_mut().zip(a).zip(b).zip(c) {
+        *o = x.mul_add(y, z);
     }
 }
 
-impl Arith for f64 {
-    #[inline(always)]
-    fn abs_bits(self) -> Self {
-        f64::from_bits(self.to_bits() & 0x7fff_ffff_ffff_ffff)
+/// Folds the lanes of a canonical reduction by halving (see the module docs).
+#[inline(always)]
+fn fold<T: Arith>(mut acc: T::Lanes, op: impl Fn(T, T) -> T) -> T {
+    let acc = acc.as_mut();
+    let mut width = acc.len();
+    while width > 1 {
+        width /= 2;
+        let (lo, hi) = acc.split_at_mut(width);
+        for (l, &h) in lo.iter_mut().zip(&hi[..width]) {
+            *l = op(*l, h);
+        }
     }
+    acc[0]
 }
 
-binary_oracle!(add, +);
-binary_oracle!(sub, -);
-binary_oracle!(mul, *);
-binary_oracle!(div, /);
-
-/// Negation (flips the sign bit, NaN included).
-pub mod neg {
-    /// `out[i] = -a[i]`
-    #[inline(always)]
-    pub fn map<T: super::Arith>(a: &[T], out: &mut [T]) {
-        assert!(a.len() == out.len(), "kernel length mismatch");
-        for (o, &x) in out.iter_mut().zip(a) {
-            *o = -x;
+/// A canonical reduction of one slice: element `i` into lane `i % CANONICAL_LANES`, then fold.
+#[inline(always)]
+fn reduce<T: Arith>(a: &[T], identity: T, op: impl Fn(T, T) -> T + Copy) -> T {
+    let mut acc = T::lanes(identity);
+    let chunks = a.chunks_exact(T::CANONICAL_LANES);
+    // The tail fills the first lanes of one more chunk, the identity the rest, which
+    // leaves those lanes as they were: every update is then a whole-array one, which
+    // LLVM keeps in vector registers.
+    let mut last = T::lanes(identity);
+    last.as_mut()[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    for chunk in chunks.chain([last.as_ref()]) {
+        for (s, &x) in acc.as_mut().iter_mut().zip(chunk) {
+            *s = op(*s, x);
         }
     }
-    /// `acc[i] = -acc[i]`
-    #[inline(always)]
-    pub fn assign<T: super::Arith>(acc: &mut [T]) {
-        for o in acc.iter_mut() {
-            *o = -*o;
-        }
-    }
+    fold(acc, op)
 }
 
-/// Absolute value (clears the sign bit, NaN included).
-pub mod abs {
-    /// `out[i] = |a[i]|`
-    #[inline(always)]
-    pub fn map<T: super::Arith>(a: &[T], out: &mut [T]) {
-        assert!(a.len() == out.len(), "kernel length mismatch");
-        for (o, &x) in out.iter_mut().zip(a) {
-            *o = x.abs_bits();
+/// The sum in the canonical lane order (module docs); `-0.0` for an empty slice.
+#[inline(always)]
+pub fn sum<T: Arith>(a: &[T]) -> T {
+    reduce(a, T::NEG_ZERO, |s, x| s + x)
+}
+
+/// The product in the canonical lane order (module docs); `1.0` for an empty slice.
+#[inline(always)]
+pub fn prod<T: Arith>(a: &[T]) -> T {
+    reduce(a, T::ONE, |s, x| s * x)
+}
+
+/// A canonical dot product, `step(acc, a[i], b[i])` into lane `i % CANONICAL_LANES`.
+#[inline(always)]
+fn dot_with<T: Arith>(a: &[T], b: &[T], step: impl Fn(T, T, T) -> T) -> T {
+    assert!(a.len() == b.len(), "kernel length mismatch");
+    let mut acc = T::lanes(T::NEG_ZERO);
+    let (ca, cb) = (
+        a.chunks_exact(T::CANONICAL_LANES),
+        b.chunks_exact(T::CANONICAL_LANES),
+    );
+    // The tail as in `reduce`: `0 * -0 = -0` is the identity of the sum.
+    let (mut la, mut lb) = (T::lanes(T::ZERO), T::lanes(T::NEG_ZERO));
+    la.as_mut()[..ca.remainder().len()].copy_from_slice(ca.remainder());
+    lb.as_mut()[..cb.remainder().len()].copy_from_slice(cb.remainder());
+    for (x, y) in ca.chain([la.as_ref()]).zip(cb.chain([lb.as_ref()])) {
+        for ((s, &x), &y) in acc.as_mut().iter_mut().zip(x).zip(y) {
+            *s = step(*s, x, y);
         }
     }
-    /// `acc[i] = |acc[i]|`
-    #[inline(always)]
-    pub fn assign<T: super::Arith>(acc: &mut [T]) {
-        for o in acc.iter_mut() {
-            *o = o.abs_bits();
+    fold(acc, |s, x| s + x)
+}
+
+/// `sum(a[i] * b[i])` in the canonical lane order, each product rounded before it is
+/// added (the scalar and SSE2 tiers); `-0.0` for empty slices.
+#[inline(always)]
+pub fn dot<T: Arith>(a: &[T], b: &[T]) -> T {
+    dot_with(a, b, |s, x, y| s + x * y)
+}
+
+/// `sum(a[i] * b[i])` in the canonical lane order with each step fused,
+/// `acc = a[i].mul_add(b[i], acc)` (the tiers with FMA: AVX2, AVX-512, NEON).
+#[inline(always)]
+pub fn dot_fused<T: Arith>(a: &[T], b: &[T]) -> T {
+    dot_with(a, b, |s, x, y| x.mul_add(y, s))
+}
+
+/// The largest element: the first NaN (its exact bits) if there is one, else the
+/// largest value with `+0` counted greater than `-0`; `None` for an empty slice.
+#[inline(always)]
+pub fn max<T: Arith>(a: &[T]) -> Option<T> {
+    let (&first, rest) = a.split_first()?;
+    let mut m = first;
+    if m.is_nan() {
+        return Some(m);
+    }
+    for &x in rest {
+        if x.is_nan() {
+            return Some(x);
+        }
+        // Equal values have equal bits except the zeros, where a negative `m`
+        // (that is, `-0`) gives way to `x`.
+        if x > m || (x == m && m.is_sign_negative()) {
+            m = x;
         }
     }
+    Some(m)
+}
+
+/// The smallest element: the first NaN (its exact bits) if there is one, else the
+/// smallest value with `-0` counted less than `+0`; `None` for an empty slice.
+#[inline(always)]
+pub fn min<T: Arith>(a: &[T]) -> Option<T> {
+    let (&first, rest) = a.split_first()?;
+    let mut m = first;
+    if m.is_nan() {
+        return Some(m);
+    }
+    for &x in rest {
+        if x.is_nan() {
+            return Some(x);
+        }
+        if x < m || (x == m && x.is_sign_negative()) {
+            m = x;
+        }
+    }
+    Some(m)
+}
+
+/// The index of the first NaN if there is one, else of the first element equal
+/// (IEEE `==`, so `-0 == +0`) to the largest; `None` for an empty slice.
+#[inline(always)]
+pub fn argmax<T: Arith>(a: &[T]) -> Option<usize> {
+    let (&first, _) = a.split_first()?;
+    let (mut best, mut at) = (first, 0);
+    for (i, &x) in a.iter().enumerate() {
+        if x.is_nan() {
+            return Some(i);
+        }
+        if x > best {
+            (best, at) = (x, i);
+        }
+    }
+    Some(at)
+}
+
+/// The index of the first NaN if there is one, else of the first element equal
+/// (IEEE `==`) to the smallest; `None` for an empty slice.
+#[inline(always)]
+pub fn argmin<T: Arith>(a: &[T]) -> Option<usize> {
+    let (&first, _) = a.split_first()?;
+    let (mut best, mut at) = (first, 0);
+    for (i, &x) in a.iter().enumerate() {
+        if x.is_nan() {
+            return Some(i);
+        }
+        if x < best {
+            (best, at) = (x, i);
+        }
+    }
+    Some(at)
+}
+
+/// How many bytes of `hay` equal `needle`.
+#[inline(always)]
+pub fn count_byte(hay: &[u8], needle: u8) -> usize {
+    hay.iter().filter(|&&b| b == needle).count()
+}
+
+/// The index of the first non-zero word, if any.
+#[inline(always)]
+pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
+    words.iter().position(|&w| w != 0)
 }
 
 // The scalar tier's tables point straight at the oracles: on every architecture this
 // tier is the reference the others are compared with.
 tier_tables!(crate::Tier::Scalar);
+byte_table!(crate::Tier::Scalar);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bits(x: Option<f64>) -> u64 {
+        x.unwrap().to_bits()
+    }
+
+    #[test]
+    fn maximum_and_minimum_return_an_input_bit_for_bit() {
+        let (nan1, nan2) = (
+            f64::from_bits(0x7ff8_0000_0000_0001),
+            f64::from_bits(0xfff8_0000_0000_0002),
+        );
+        assert_eq!(maximum::one(-0.0f64, 0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(maximum::one(0.0f64, -0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(minimum::one(0.0f64, -0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(maximum::one(nan1, nan2).to_bits(), nan1.to_bits());
+        assert_eq!(maximum::one(1.0, nan2).to_bits(), nan2.to_bits());
+        assert_eq!(minimum::one(nan2, 1.0).to_bits(), nan2.to_bits());
+        assert_eq!(maximum::one(1.0f64, 2.0), 2.0);
+        assert_eq!(minimum::one(1.0f64, 2.0), 1.0);
+    }
+
+    #[test]
+    fn comparisons_follow_ieee() {
+        let a = [1.0f64, f64::NAN, 0.0, 2.0];
+        let b = [1.0f64, f64::NAN, -0.0, 1.0];
+        let mut out = [false; 4];
+        eq::vv(&a, &b, &mut out);
+        assert_eq!(out, [true, false, true, false]);
+        ne::vv(&a, &b, &mut out);
+        assert_eq!(out, [false, true, false, true]);
+        ge::vs(&a, 1.0, &mut out);
+        assert_eq!(out, [true, false, false, true]);
+        lt::vs(&a, 1.0, &mut out);
+        assert_eq!(out, [false, false, true, false]);
+    }
+
+    #[test]
+    fn sums_start_from_negative_zero() {
+        assert_eq!(sum::<f64>(&[]).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(sum(&[-0.0f64]).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(sum(&[-0.0f32; 100]).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(sum(&[-0.0f64, 0.0]).to_bits(), 0);
+        assert_eq!(dot::<f64>(&[], &[]).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(dot(&[0.0f64], &[-1.0]).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(prod::<f32>(&[]), 1.0);
+        assert_eq!(prod(&[2.0f64; 10]), 1024.0);
+    }
+
+    #[test]
+    fn sums_follow_the_canonical_lane_order() {
+        let big = 9007199254740992.0f64; // 2^53: big + 1 rounds back to big
+        let naive = |a: &[f64]| a.iter().fold(-0.0, |s, &x| s + x);
+        // Lanes 0, 1, 2 hold 1, big, -big; the fold adds lane 2 into lane 0 first
+        // (1 - big is exact), then lane 1: the 1 survives. Left to right it is lost.
+        let a = [1.0, big, -big];
+        assert_eq!(naive(&a), 0.0);
+        assert_eq!(sum(&a), 1.0);
+        // Element 32 shares lane 0 with element 0 (f64 has 32 lanes), so there the
+        // 1 is lost, while left to right it survives.
+        let mut b = vec![0.0f64; 33];
+        (b[0], b[1], b[32]) = (big, -big, 1.0);
+        assert_eq!(naive(&b), 1.0);
+        assert_eq!(sum(&b), 0.0);
+        // The fold halves: lane 16 meets lane 0 before lane 1 does.
+        let mut c = vec![0.0f64; 32];
+        (c[0], c[1], c[16]) = (big, -big, 1.0);
+        assert_eq!(naive(&c), 1.0);
+        assert_eq!(sum(&c), 0.0);
+        // f32 has 64 lanes.
+        let mut d = vec![0.0f32; 65];
+        (d[0], d[1], d[64]) = (16777216.0, -16777216.0, 1.0);
+        assert_eq!(sum(&d), 0.0);
+    }
+
+    #[test]
+    fn dot_fused_rounds_once_per_step() {
+        let e = f64::EPSILON;
+        // Lane 0 gets 1 * -1, then (1 + e) * (1 - e) = 1 - e^2: rounded, that product
+        // is 1 and the lane ends at 0; fused, the lane keeps -e^2.
+        let (mut a, mut b) = (vec![0.0f64; 33], vec![0.0f64; 33]);
+        (a[0], b[0], a[32], b[32]) = (1.0, -1.0, 1.0 + e, 1.0 - e);
+        assert_eq!(dot(&a, &b), 0.0);
+        assert_eq!(dot_fused(&a, &b), -e * e);
+        assert_eq!(dot_fused::<f64>(&[], &[]).to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn max_and_min_order_zeros_and_return_the_first_nan() {
+        let (nan1, nan2) = (
+            f64::from_bits(0x7ff8_0000_0000_0001),
+            f64::from_bits(0xfff8_0000_0000_0002),
+        );
+        assert_eq!(max::<f64>(&[]), None);
+        assert_eq!(bits(max(&[0.0, -0.0])), 0);
+        assert_eq!(bits(max(&[-0.0, 0.0])), 0);
+        assert_eq!(bits(max(&[-0.0, -0.0])), (-0.0f64).to_bits());
+        assert_eq!(bits(min(&[0.0, -0.0])), (-0.0f64).to_bits());
+        assert_eq!(bits(min(&[-0.0, 0.0])), (-0.0f64).to_bits());
+        assert_eq!(bits(min(&[0.0, 0.0])), 0);
+        assert_eq!(bits(max(&[1.0, nan1, 2.0, nan2])), nan1.to_bits());
+        assert_eq!(bits(min(&[nan2, nan1])), nan2.to_bits());
+        assert_eq!(max(&[1.0, 3.0, -7.0]), Some(3.0));
+        assert_eq!(min(&[1.0, 3.0, -7.0]), Some(-7.0));
+    }
+
+    #[test]
+    fn argmax_and_argmin_pick_the_first() {
+        assert_eq!(argmax::<f64>(&[]), None);
+        assert_eq!(argmax(&[1.0, f64::NAN, 2.0, f64::NAN]), Some(1));
+        assert_eq!(argmin(&[f64::NAN, 1.0]), Some(0));
+        assert_eq!(argmax(&[-0.0, 0.0]), Some(0));
+        assert_eq!(argmin(&[0.0, -0.0]), Some(0));
+        assert_eq!(argmax(&[1.0, 3.0, 2.0, 3.0]), Some(1));
+        assert_eq!(argmin(&[1.0, -3.0, 2.0, -3.0]), Some(1));
+    }
+
+    #[test]
+    fn byte_and_word_scans() {
+        assert_eq!(count_byte(b"a\nb\n\nc", b'\n'), 3);
+        assert_eq!(count_byte(b"", b'\n'), 0);
+        assert_eq!(first_nonzero_word(&[0, 0, 5, 0, 7]), Some(2));
+        assert_eq!(first_nonzero_word(&[0, 0]), None);
+    }
+}

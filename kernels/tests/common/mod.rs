@@ -3,8 +3,8 @@
 
 #![allow(dead_code)] // each test file uses a different part of this module
 
-use ndsimd_kernels::scalar::Arith;
-use ndsimd_kernels::{KernelElement, Table};
+use ndsimd_kernels::scalar::{self, Arith};
+use ndsimd_kernels::{ByteTable, KernelElement, Table, Tier};
 use std::fmt::Debug;
 
 /// The widest vector in f32 lanes (AVX-512): lengths up to `3 * W + 3` cover every
@@ -28,9 +28,18 @@ impl XorShift {
 }
 
 /// What the tests need of `f32` and `f64` beyond what the kernels need.
-pub trait TestFloat: KernelElement + Arith + Debug {
+pub trait TestFloat: KernelElement + Arith + Debug + PartialOrd {
     const NAME: &'static str;
+    /// Machine epsilon (the gap between 1 and the next value), as an `f64`.
+    const EPS: f64;
+    /// The lanes of the canonical reduction order: 256 bytes' worth of elements.
+    const LANES: usize = 256 / std::mem::size_of::<Self>();
     fn bits(self) -> u64;
+    fn from_bits64(bits: u64) -> Self;
+    /// Exact (every `f32` and `f64` is an `f64`).
+    fn to_f64(self) -> f64;
+    /// Rounds to nearest (exact for the small integers the tests convert).
+    fn from_f64(x: f64) -> Self;
     /// ±0, ±Inf, NaNs (payload, sign bit set, signalling), subnormals, MIN_POSITIVE,
     /// MAX, MIN, ±1.
     fn edges() -> Vec<Self>;
@@ -47,8 +56,18 @@ pub trait TestFloat: KernelElement + Arith + Debug {
 
 impl TestFloat for f32 {
     const NAME: &'static str = "f32";
+    const EPS: f64 = f32::EPSILON as f64;
     fn bits(self) -> u64 {
         self.to_bits() as u64
+    }
+    fn from_bits64(bits: u64) -> f32 {
+        f32::from_bits(bits as u32)
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
     }
     fn edges() -> Vec<f32> {
         let b = f32::from_bits;
@@ -90,8 +109,18 @@ impl TestFloat for f32 {
 
 impl TestFloat for f64 {
     const NAME: &'static str = "f64";
+    const EPS: f64 = f64::EPSILON;
     fn bits(self) -> u64 {
         self.to_bits()
+    }
+    fn from_bits64(bits: u64) -> f64 {
+        f64::from_bits(bits)
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(x: f64) -> f64 {
+        x
     }
     fn edges() -> Vec<f64> {
         let b = f64::from_bits;
@@ -188,6 +217,8 @@ pub fn kernels<T>(t: &Table<T>) -> Vec<(String, Kernel<T>)> {
         ("sub", &t.sub),
         ("mul", &t.mul),
         ("div", &t.div),
+        ("maximum", &t.maximum),
+        ("minimum", &t.minimum),
     ] {
         v.push((format!("{name}.vv"), Kernel::Vv(op.vv)));
         v.push((format!("{name}.vs"), Kernel::Vs(op.vs)));
@@ -195,7 +226,7 @@ pub fn kernels<T>(t: &Table<T>) -> Vec<(String, Kernel<T>)> {
         v.push((format!("{name}.assign_vv"), Kernel::AssignVv(op.assign_vv)));
         v.push((format!("{name}.assign_vs"), Kernel::AssignVs(op.assign_vs)));
     }
-    for (name, op) in [("neg", &t.neg), ("abs", &t.abs)] {
+    for (name, op) in [("neg", &t.neg), ("abs", &t.abs), ("sqrt", &t.sqrt)] {
         v.push((format!("{name}.map"), Kernel::Map(op.map)));
         v.push((format!("{name}.assign"), Kernel::Assign(op.assign)));
     }
@@ -227,4 +258,314 @@ pub fn fill<T: TestFloat>(
         buf[range.start + at] = edges[*pick % edges.len()];
         *pick += 1;
     }
+}
+
+/// Whether a kernel is arithmetic, so that when *both* operands are NaN it may return
+/// either of them (see `bit_identity.rs`). `maximum`/`minimum` select an input and
+/// `neg`/`abs`/`sqrt` have one operand: they must match the oracle bit for bit.
+pub fn nan_choice_free(name: &str) -> bool {
+    ["add.", "sub.", "mul.", "div."]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// NumPy's `maximum`, written from the contract rather than taken from the oracle.
+pub fn maximum_ref<T: TestFloat>(x: T, y: T) -> T {
+    if x.nan() || x > y {
+        x
+    } else {
+        y
+    }
+}
+
+/// NumPy's `minimum`, written from the contract.
+pub fn minimum_ref<T: TestFloat>(x: T, y: T) -> T {
+    if x.nan() || x < y {
+        x
+    } else {
+        y
+    }
+}
+
+/// The contract's value for kernel `name` at operands `(x, y)`, where the contract
+/// pins it without an oracle: `maximum`, `minimum`, `neg`, `abs`.
+pub fn elementwise_ref<T: TestFloat>(name: &str, ops: Option<(T, T)>, x: T) -> Option<T> {
+    let op = name.split('.').next().unwrap_or("");
+    match (op, ops) {
+        ("maximum", Some((x, y))) => Some(maximum_ref(x, y)),
+        ("minimum", Some((x, y))) => Some(minimum_ref(x, y)),
+        ("neg", None) => Some(T::from_bits64(x.bits() ^ sign_bit::<T>())),
+        ("abs", None) => Some(T::from_bits64(x.bits() & !sign_bit::<T>())),
+        _ => None,
+    }
+}
+
+pub fn sign_bit<T: TestFloat>() -> u64 {
+    1 << (8 * std::mem::size_of::<T>() - 1)
+}
+
+/// A comparison kernel, in either operand shape.
+#[derive(Clone, Copy)]
+pub enum Cmp<T: 'static> {
+    Vv(fn(&[T], &[T], &mut [bool])),
+    Vs(fn(&[T], T, &mut [bool])),
+}
+
+impl<T: Copy> Cmp<T> {
+    pub fn run(self, a: &[T], b: &[T], s: T, out: &mut [bool]) {
+        match self {
+            Cmp::Vv(f) => f(a, b, out),
+            Cmp::Vs(f) => f(a, s, out),
+        }
+    }
+    pub fn operands(self, a: &[T], b: &[T], s: T, i: usize) -> (T, T) {
+        match self {
+            Cmp::Vv(_) => (a[i], b[i]),
+            Cmp::Vs(_) => (a[i], s),
+        }
+    }
+}
+
+/// Every comparison kernel of a table with its name and the IEEE comparison it
+/// must compute (written here, not taken from the oracle).
+#[allow(clippy::type_complexity)]
+pub fn cmps<T: TestFloat>(t: &Table<T>) -> Vec<(String, Cmp<T>, fn(T, T) -> bool)> {
+    let ops: [(&str, &ndsimd_kernels::CmpOp<T>, fn(T, T) -> bool); 6] = [
+        ("eq", &t.eq, |x, y| x == y),
+        ("ne", &t.ne, |x, y| x != y),
+        ("lt", &t.lt, |x, y| x < y),
+        ("le", &t.le, |x, y| x <= y),
+        ("gt", &t.gt, |x, y| x > y),
+        ("ge", &t.ge, |x, y| x >= y),
+    ];
+    let mut v = Vec::new();
+    for (name, op, f) in ops {
+        v.push((format!("{name}.vv"), Cmp::Vv(op.vv), f));
+        v.push((format!("{name}.vs"), Cmp::Vs(op.vs), f));
+    }
+    v
+}
+
+/// A reduction kernel, whatever its result type.
+#[derive(Clone, Copy)]
+pub enum Reduction<T: 'static> {
+    /// `sum`, `prod`
+    Value(fn(&[T]) -> T),
+    /// `max`, `min`
+    Extreme(fn(&[T]) -> Option<T>),
+    /// `argmax`, `argmin`
+    Index(fn(&[T]) -> Option<usize>),
+    /// `dot`
+    Dot(fn(&[T], &[T]) -> T),
+}
+
+/// A reduction's result as bits, so results compare exactly (NaN payloads included).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Reduced {
+    Value(u64),
+    Extreme(Option<u64>),
+    Index(Option<usize>),
+}
+
+impl Reduced {
+    /// The floating-point result, if this is one.
+    pub fn value<T: TestFloat>(self) -> Option<T> {
+        match self {
+            Reduced::Value(b) | Reduced::Extreme(Some(b)) => Some(T::from_bits64(b)),
+            _ => None,
+        }
+    }
+}
+
+impl<T: TestFloat> Reduction<T> {
+    /// Runs the reduction; only `dot` reads `b`.
+    pub fn run(self, a: &[T], b: &[T]) -> Reduced {
+        match self {
+            Reduction::Value(f) => Reduced::Value(f(a).bits()),
+            Reduction::Extreme(f) => Reduced::Extreme(f(a).map(T::bits)),
+            Reduction::Index(f) => Reduced::Index(f(a)),
+            Reduction::Dot(f) => Reduced::Value(f(a, b).bits()),
+        }
+    }
+}
+
+/// Every reduction of a table, in a fixed order.
+pub fn reductions<T: TestFloat>(t: &Table<T>) -> Vec<(&'static str, Reduction<T>)> {
+    vec![
+        ("sum", Reduction::Value(t.sum)),
+        ("prod", Reduction::Value(t.prod)),
+        ("max", Reduction::Extreme(t.max)),
+        ("min", Reduction::Extreme(t.min)),
+        ("argmax", Reduction::Index(t.argmax)),
+        ("argmin", Reduction::Index(t.argmin)),
+        ("dot", Reduction::Dot(t.dot)),
+    ]
+}
+
+/// Whether a tier's `dot` fuses its multiply-adds (the tiers with FMA).
+pub fn dot_is_fused(tier: Tier) -> bool {
+    matches!(tier, Tier::Avx2 | Tier::Avx512 | Tier::Neon)
+}
+
+/// The oracles a tier's reductions must match: the scalar table's, except that
+/// `dot` is [`scalar::dot_fused`] on the tiers that fuse.
+pub fn oracle_reductions<T: TestFloat>(tier: Tier) -> Vec<(&'static str, Reduction<T>)> {
+    let mut v = reductions(T::table_for(Tier::Scalar).expect("scalar tier always exists"));
+    if dot_is_fused(tier) {
+        for (name, r) in v.iter_mut() {
+            if *name == "dot" {
+                *r = Reduction::Dot(scalar::dot_fused::<T>);
+            }
+        }
+    }
+    v
+}
+
+/// The byte-kernel table of a tier, if this machine has that tier.
+pub fn byte_table(tier: Tier) -> Option<&'static ByteTable> {
+    ndsimd_kernels::byte_table_for(tier)
+}
+
+/// A finite value `±m·2^e` with a random 24- or 53-bit mantissa `m` in [1, 2) and `e`
+/// in `[lo, hi]`, or (one time in 16) a zero of either sign.
+pub fn finite<T: TestFloat>(rng: &mut XorShift, lo: i32, hi: i32) -> T {
+    let r = rng.next();
+    if r.is_multiple_of(16) {
+        return T::from_f64(if r & 16 == 0 { 0.0 } else { -0.0 });
+    }
+    let e = lo + ((r >> 8) % (hi - lo + 1) as u64) as i32;
+    let m = 1.0 + (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+    let x = T::from_f64(m * 2f64.powi(e));
+    if r & 32 == 0 {
+        x
+    } else {
+        -x
+    }
+}
+
+/// Shewchuk's exact summation (as Python's `math.fsum`): the correctly rounded sum of
+/// `xs`, which must be finite and not overflow.
+pub fn fsum(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let mut partials: Vec<f64> = Vec::new();
+    for mut x in xs {
+        let mut i = 0;
+        for j in 0..partials.len() {
+            let mut y = partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(i);
+        partials.push(x);
+    }
+    // `partials` is non-overlapping and ascending: add from the top, then correct the
+    // rounding of the last step using the next partial (half-way cases).
+    let mut n = partials.len();
+    if n == 0 {
+        return 0.0;
+    }
+    n -= 1;
+    let mut hi = partials[n];
+    let mut lo = 0.0;
+    while n > 0 {
+        n -= 1;
+        let x = hi;
+        let y = partials[n];
+        hi = x + y;
+        let yr = hi - x;
+        lo = y - yr;
+        if lo != 0.0 {
+            break;
+        }
+    }
+    if n > 0 && ((lo < 0.0 && partials[n - 1] < 0.0) || (lo > 0.0 && partials[n - 1] > 0.0)) {
+        let y = lo * 2.0;
+        let x = hi + y;
+        let yr = x - hi;
+        if y == yr {
+            hi = x;
+        }
+    }
+    hi
+}
+
+/// The runtime's default NaN (what `inf - inf` gives on this CPU), as `T` bits.
+pub fn default_nan_bits<T: TestFloat>() -> u64 {
+    let inf = || std::hint::black_box(T::from_f64(f64::INFINITY));
+    (inf() - inf()).bits()
+}
+
+/// Aborts the test process, naming the test and its current case, if the test is
+/// still running `secs` after it started: a kernel that loops forever (an early-exit
+/// scan that never finds what it was promised) fails the run instead of hanging it.
+pub struct Watchdog {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    case: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Watchdog {
+    /// Generous: the slowest test takes a few seconds natively and under qemu.
+    /// `NDSIMD_TEST_WATCHDOG_SECS` overrides it.
+    pub const SECS: u64 = 300;
+
+    pub fn new(test: &'static str) -> Watchdog {
+        use std::sync::atomic::Ordering;
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let case = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (d, c) = (done.clone(), case.clone());
+        let start = std::time::Instant::now();
+        let secs = std::env::var("NDSIMD_TEST_WATCHDOG_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(Self::SECS);
+        std::thread::spawn(move || {
+            while !d.load(Ordering::Relaxed) {
+                if start.elapsed().as_secs() >= secs {
+                    let case = c.lock().map(|c| c.clone()).unwrap_or_default();
+                    // Straight to fd 2: the harness captures `eprintln!` (in spawned
+                    // threads too) and would lose it when the process aborts.
+                    let msg = format!(
+                        "watchdog: {test} still running after {secs} s (a kernel that never \
+                         returns?); current case: {case}\n"
+                    );
+                    let _ = std::io::Write::write_all(&mut std::io::stderr(), msg.as_bytes());
+                    std::process::abort();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        Watchdog { done, case }
+    }
+
+    /// Records the case about to run, for the message.
+    pub fn case(&self, case: &str) {
+        if let Ok(mut c) = self.case.lock() {
+            c.clear();
+            c.push_str(case);
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Runs `f`, turning a panic into `Err(message)` so that a test can name the case
+/// that panicked and go on.
+pub fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|e| {
+        e.downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| e.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(non-string panic)".to_string())
+    })
 }

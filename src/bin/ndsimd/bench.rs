@@ -1,12 +1,18 @@
 //! `ndsimd bench`: each operation timed against its anchor in the same run.
 //!
-//! The anchor of an elementwise op is a plain Rust loop over slices doing the same
-//! memory traffic (two reads and a write), compiled in this binary: the ceiling
-//! the kernel should reach. Ours and the anchor alternate sample by sample, so a
-//! drift in the machine's speed hits both; we report medians, the spread of our
-//! samples, and the ratio of the medians. Every result is checked before timing.
+//! Anchors: for a kernel, the *ceiling* loop of the active tier that moves the same
+//! bytes with no real arithmetic (`ndsimd::kernels::ceiling`): one read for a
+//! reduction, two reads and a write for a binary op, a read and a write for a unary
+//! op. A ratio near 1.0 means the kernel runs at the speed of its memory traffic.
+//! For the allocating forms the anchor is the idiomatic Rust `iter().map().collect()`
+//! (baseline target), which also allocates.
+//!
+//! Ours and the anchor alternate sample by sample so a drift in the machine's speed
+//! hits both; we report medians, the spread of our samples ((max-min)/2 over the
+//! median), and anchor time / our time. Every result is checked before timing.
 
-use ndsimd::{Array, ArrayView};
+use ndsimd::kernels::ceiling::ceilings;
+use ndsimd::Array;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -37,7 +43,6 @@ impl Options {
 
 const SIZES: [usize; 4] = [1 << 10, 1 << 14, 1 << 18, 1 << 22];
 
-/// Times `f`, called `reps` times per sample.
 fn sample(reps: usize, f: &mut dyn FnMut()) -> f64 {
     let t = Instant::now();
     for _ in 0..reps {
@@ -68,32 +73,6 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-struct Row {
-    op: String,
-    n: usize,
-    ours: f64,
-    spread: f64,
-    anchor: f64,
-    bytes: usize,
-}
-
-/// Interleaved timing of ours against the anchor.
-fn compare(samples: usize, ours: &mut dyn FnMut(), anchor: &mut dyn FnMut()) -> (f64, f64, f64) {
-    let target = Duration::from_millis(if samples > 5 { 4 } else { 2 });
-    let r1 = calibrate(ours, target);
-    let r2 = calibrate(anchor, target);
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for _ in 0..samples {
-        a.push(sample(r1, ours));
-        b.push(sample(r2, anchor));
-    }
-    let lo = a.iter().cloned().fold(f64::INFINITY, f64::min);
-    let hi = a.iter().cloned().fold(0.0, f64::max);
-    let m = median(&mut a);
-    let spread = (hi - lo) / m / 2.0;
-    (m, spread, median(&mut b))
-}
-
 fn data(n: usize, seed: u64) -> Vec<f64> {
     let mut s = seed | 1;
     (0..n)
@@ -106,264 +85,315 @@ fn data(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-fn check(got: &[f64], want: impl Iterator<Item = f64>, what: &str) {
+fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
+    assert_eq!(got.len(), want.len(), "bench {what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            g.to_bits() == w.to_bits(),
-            "bench {what}: wrong result at {i}: {g} vs {w}"
-        );
+        assert!(g == w, "bench {what}: wrong result at {i}: {g:?} vs {w:?}");
     }
 }
 
-type Binary = (&'static str, fn(f64, f64) -> f64);
-type Unary = (&'static str, fn(f64) -> f64);
+struct Runner {
+    samples: usize,
+    filter: Option<String>,
+    rows: Vec<(String, f64)>,
+}
+
+impl Runner {
+    fn wants(&self, name: &str) -> bool {
+        self.filter.as_deref().is_none_or(|f| name.contains(f))
+    }
+
+    /// Times `ours` against `anchor`, interleaved, and prints a row.
+    fn row(
+        &mut self,
+        op: &str,
+        n: usize,
+        bytes: usize,
+        anchor: &str,
+        ours: &mut dyn FnMut(),
+        anc: &mut dyn FnMut(),
+    ) {
+        let target = Duration::from_millis(if self.samples > 5 { 4 } else { 2 });
+        let (r1, r2) = (calibrate(ours, target), calibrate(anc, target));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..self.samples {
+            a.push(sample(r1, ours));
+            b.push(sample(r2, anc));
+        }
+        let lo = a.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = a.iter().cloned().fold(0.0, f64::max);
+        let m = median(&mut a);
+        let am = median(&mut b);
+        println!(
+            "{:<20} {:>8} {:>12.1} {:>6.1}% {:>8.2}  {:<10} {:>12.1} {:>6.2}",
+            op,
+            n,
+            m * 1e9,
+            (hi - lo) / m / 2.0 * 100.0,
+            bytes as f64 / m / 1e9,
+            anchor,
+            am * 1e9,
+            am / m
+        );
+        self.rows.push((format!("{op} {n}"), am / m));
+    }
+}
+
+/// A reduction row: name, the call, and the exact answer (NaN: check a bound).
+type Reduction<'a> = (&'static str, Box<dyn Fn() -> f64 + 'a>, f64);
 
 pub fn run(opts: &Options) {
-    let samples = if opts.quick { 5 } else { 11 };
     let info = ndsimd::info();
+    let c = ceilings();
     println!(
-        "ndsimd {} bench: tier {} (detected {}), 1 thread; anchor = plain Rust loop over slices",
-        info.version, info.active_tier, info.detected_tier
+        "ndsimd {} bench: tier {} (detected {}), 1 thread. anchor: 'ceiling' = the {} tier's loop moving the same bytes; 'collect' = iter().map().collect()",
+        info.version, info.active_tier, info.detected_tier, c.tier
     );
     println!(
-        "{:<22} {:>9} {:>12} {:>8} {:>9} {:>12} {:>7}",
-        "op", "n", "ns/op", "spread", "GB/s", "anchor ns", "ratio"
+        "{:<20} {:>8} {:>12} {:>7} {:>8}  {:<10} {:>12} {:>6}",
+        "op", "n", "ns/op", "spread", "GB/s", "anchor", "anchor ns", "ratio"
     );
-    let want = |name: &str| opts.filter.as_deref().is_none_or(|f| name.contains(f));
-    let mut rows = Vec::new();
-    let ops: [Binary; 4] = [
+    let mut r = Runner {
+        samples: if opts.quick { 5 } else { 11 },
+        filter: opts.filter.clone(),
+        rows: Vec::new(),
+    };
+    type Bin = (&'static str, fn(f64, f64) -> f64);
+    let bins: [Bin; 5] = [
         ("add", |x, y| x + y),
         ("sub", |x, y| x - y),
         ("mul", |x, y| x * y),
         ("div", |x, y| x / y),
+        ("maximum", |x, y| if x.is_nan() || x > y { x } else { y }),
+    ];
+    type Un = (&'static str, fn(f64) -> f64);
+    let uns: [Un; 3] = [
+        ("neg", |x| -x),
+        ("abs", |x| x.abs()),
+        ("sqrt", |x| x.sqrt()),
     ];
     for &n in &SIZES {
         let a = Array::from_vec(data(n, 1));
         let b = Array::from_vec(data(n, 2));
         let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
-        for (name, f) in ops {
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut scratch = vec![0.0f64; n];
+        for (name, f) in bins {
+            let want: Vec<f64> = sa.iter().zip(sb).map(|(&x, &y)| f(x, y)).collect();
+            let run_into = |out: &mut Array<f64>| match name {
+                "add" => a.add_into(&b, out),
+                "sub" => a.sub_into(&b, out),
+                "mul" => a.mul_into(&b, out),
+                "div" => a.div_into(&b, out),
+                _ => a.maximum_into(&b, out),
+            };
+            let run = || match name {
+                "add" => a.add(&b),
+                "sub" => a.sub(&b),
+                "mul" => a.mul(&b),
+                "div" => a.div(&b),
+                _ => a.maximum(&b),
+            };
             let into = format!("{name}_into");
-            if want(&into) {
-                let mut out = Array::<f64>::zeros(&[n]);
-                let mut plain = vec![0.0; n];
-                binary_into(name, &a.view(), &b.view(), &mut out);
-                check(
-                    out.as_slice().unwrap(),
-                    sa.iter().zip(sb).map(|(&x, &y)| f(x, y)),
+            if r.wants(&into) {
+                run_into(&mut out).unwrap();
+                same(out.as_slice().unwrap(), &want, &into);
+                r.row(
                     &into,
-                );
-                let (m, s, anc) = compare(
-                    samples,
-                    &mut || binary_into(name, &a.view(), &b.view(), black_box(&mut out)),
-                    &mut || {
-                        plain_into(name, sa, sb, &mut plain);
-                        black_box(&mut plain);
-                    },
-                );
-                rows.push(emit(Row {
-                    op: into,
                     n,
-                    ours: m,
-                    spread: s,
-                    anchor: anc,
-                    bytes: 24 * n,
-                }));
+                    24 * n,
+                    "ceiling",
+                    &mut || run_into(black_box(&mut out)).unwrap(),
+                    &mut || (c.read2_write1_f64)(sa, sb, black_box(&mut scratch)),
+                );
             }
-            if want(name) {
-                let r = binary(name, &a.view(), &b.view());
-                check(
-                    r.as_slice().unwrap(),
-                    sa.iter().zip(sb).map(|(&x, &y)| f(x, y)),
+            if r.wants(name) && name != "maximum" {
+                same(run().unwrap().as_slice().unwrap(), &want, name);
+                r.row(
                     name,
-                );
-                let (m, s, anc) = compare(
-                    samples,
-                    &mut || {
-                        black_box(binary(name, &a.view(), &b.view()));
-                    },
-                    &mut || {
-                        black_box(plain_alloc(name, sa, sb));
-                    },
-                );
-                rows.push(emit(Row {
-                    op: name.to_string(),
                     n,
-                    ours: m,
-                    spread: s,
-                    anchor: anc,
-                    bytes: 24 * n,
-                }));
+                    24 * n,
+                    "collect",
+                    &mut || drop(black_box(run().unwrap())),
+                    &mut || {
+                        let v: Vec<f64> = sa.iter().zip(sb).map(|(&x, &y)| f(x, y)).collect();
+                        drop(black_box(v));
+                    },
+                );
             }
         }
-        let unary: [Unary; 2] = [("neg_into", |x| -x), ("abs_into", |x| x.abs())];
-        for (name, f) in unary {
-            if !want(name) {
+        for (name, f) in uns {
+            let into = format!("{name}_into");
+            if !r.wants(&into) {
                 continue;
             }
-            let mut out = Array::<f64>::zeros(&[n]);
-            let mut plain = vec![0.0; n];
-            let run = |out: &mut Array<f64>| {
-                if name == "neg_into" {
-                    a.neg_into(out).unwrap()
-                } else {
-                    a.abs_into(out).unwrap()
-                }
+            let want: Vec<f64> = sa.iter().map(|&x| f(x)).collect();
+            let run_into = |out: &mut Array<f64>| match name {
+                "neg" => a.neg_into(out),
+                "abs" => a.abs_into(out),
+                _ => a.sqrt_into(out),
             };
-            run(&mut out);
-            check(out.as_slice().unwrap(), sa.iter().map(|&x| f(x)), name);
-            let (m, s, anc) = compare(samples, &mut || run(black_box(&mut out)), &mut || {
-                if name == "neg_into" {
-                    for (o, &x) in plain.iter_mut().zip(sa) {
-                        *o = -x;
-                    }
-                } else {
-                    for (o, &x) in plain.iter_mut().zip(sa) {
-                        *o = x.abs();
-                    }
-                }
-                black_box(&mut plain);
-            });
-            rows.push(emit(Row {
-                op: name.to_string(),
+            run_into(&mut out).unwrap();
+            same(out.as_slice().unwrap(), &want, &into);
+            r.row(
+                &into,
                 n,
-                ours: m,
-                spread: s,
-                anchor: anc,
-                bytes: 16 * n,
-            }));
+                16 * n,
+                "ceiling",
+                &mut || run_into(black_box(&mut out)).unwrap(),
+                &mut || (c.read1_write1_f64)(sa, black_box(&mut scratch)),
+            );
+        }
+        if r.wants("sqrt") {
+            let want: Vec<f64> = sa.iter().map(|x| x.sqrt()).collect();
+            same(a.sqrt().as_slice().unwrap(), &want, "sqrt");
+            r.row(
+                "sqrt",
+                n,
+                16 * n,
+                "collect",
+                &mut || drop(black_box(a.sqrt())),
+                &mut || drop(black_box(sa.iter().map(|x| x.sqrt()).collect::<Vec<f64>>())),
+            );
+        }
+        // Reductions against the read ceiling.
+        let (mx, mn) = (
+            sa.iter().cloned().fold(f64::MIN, f64::max),
+            sa.iter().cloned().fold(f64::MAX, f64::min),
+        );
+        let reductions: [Reduction; 4] = [
+            ("sum", Box::new(|| a.sum()), f64::NAN),
+            ("max", Box::new(|| a.max().unwrap()), mx),
+            ("min", Box::new(|| a.min().unwrap()), mn),
+            (
+                "argmax",
+                Box::new(|| a.argmax().unwrap() as f64),
+                sa.iter().position(|&x| x == mx).unwrap() as f64,
+            ),
+        ];
+        for (name, f, want) in reductions {
+            if !r.wants(name) {
+                continue;
+            }
+            let got = f();
+            if name == "sum" {
+                let exact: f64 = sa.iter().sum();
+                assert!(
+                    (got - exact).abs() <= n as f64 * f64::EPSILON * exact.abs(),
+                    "bench sum: {got} vs {exact}"
+                );
+            } else {
+                assert_eq!(got, want, "bench {name}");
+            }
+            r.row(
+                name,
+                n,
+                8 * n,
+                "ceiling",
+                &mut || {
+                    black_box(f());
+                },
+                &mut || {
+                    black_box((c.read_f64)(black_box(sa)));
+                },
+            );
         }
     }
-    // f32 at 4Mi.
-    let n = 1 << 22;
-    if want("f32 add_into") {
-        let a: Array<f32> = Array::from_vec(data(n, 3).iter().map(|&x| x as f32).collect());
-        let b: Array<f32> = Array::from_vec(data(n, 4).iter().map(|&x| x as f32).collect());
-        let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+    // f32: element rate against f64 at 1Ki, and the 4Mi rows of the op set.
+    for n in [1 << 10, 1 << 22] {
+        let a32: Array<f32> = Array::from_vec(data(n, 3).iter().map(|&x| x as f32).collect());
+        let b32: Array<f32> = Array::from_vec(data(n, 4).iter().map(|&x| x as f32).collect());
+        let (sa, sb) = (a32.as_slice().unwrap(), b32.as_slice().unwrap());
         let mut out = Array::<f32>::zeros(&[n]);
-        let mut plain = vec![0.0f32; n];
-        a.add_into(&b, &mut out).unwrap();
-        assert!(out
-            .iter()
-            .zip(sa.iter().zip(sb))
-            .all(|(o, (x, y))| *o == x + y));
-        let (m, s, anc) = compare(
-            samples,
-            &mut || a.add_into(&b, black_box(&mut out)).unwrap(),
+        let mut scratch = vec![0.0f32; n];
+        if r.wants("f32 add_into") {
+            a32.add_into(&b32, &mut out).unwrap();
+            let want: Vec<f32> = sa.iter().zip(sb).map(|(x, y)| x + y).collect();
+            same(out.as_slice().unwrap(), &want, "f32 add_into");
+            r.row(
+                "f32 add_into",
+                n,
+                12 * n,
+                "ceiling",
+                &mut || a32.add_into(&b32, black_box(&mut out)).unwrap(),
+                &mut || (c.read2_write1_f32)(sa, sb, black_box(&mut scratch)),
+            );
+        }
+        if r.wants("f32 sqrt_into") {
+            a32.sqrt_into(&mut out).unwrap();
+            let want: Vec<f32> = sa.iter().map(|x| x.sqrt()).collect();
+            same(out.as_slice().unwrap(), &want, "f32 sqrt_into");
+            r.row(
+                "f32 sqrt_into",
+                n,
+                8 * n,
+                "ceiling",
+                &mut || a32.sqrt_into(black_box(&mut out)).unwrap(),
+                &mut || (c.read1_write1_f32)(sa, black_box(&mut scratch)),
+            );
+        }
+        if r.wants("f32 sum") {
+            let exact: f64 = sa.iter().map(|&x| x as f64).sum();
+            assert!((a32.sum() as f64 - exact).abs() <= n as f64 * f32::EPSILON as f64 * exact);
+            r.row(
+                "f32 sum",
+                n,
+                4 * n,
+                "ceiling",
+                &mut || {
+                    black_box(a32.sum());
+                },
+                &mut || {
+                    black_box((c.read_f32)(black_box(sa)));
+                },
+            );
+        }
+    }
+    // dot 2^20 and the 1024x1024 row broadcast.
+    let n = 1 << 20;
+    if r.wants("dot") {
+        let (a, b) = (Array::from_vec(data(n, 7)), Array::from_vec(data(n, 8)));
+        let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+        let exact: f64 = sa.iter().zip(sb).map(|(x, y)| x * y).sum();
+        assert!((a.dot(&b).unwrap() - exact).abs() <= n as f64 * f64::EPSILON * exact);
+        r.row(
+            "dot",
+            n,
+            16 * n,
+            "ceiling",
             &mut || {
-                for ((o, &x), &y) in plain.iter_mut().zip(sa).zip(sb) {
-                    *o = x + y;
-                }
-                black_box(&mut plain);
+                black_box(a.dot(&b).unwrap());
+            },
+            &mut || {
+                black_box((c.read_f64)(black_box(sa)) ^ (c.read_f64)(black_box(sb)));
             },
         );
-        rows.push(emit(Row {
-            op: "f32 add_into".into(),
-            n,
-            ours: m,
-            spread: s,
-            anchor: anc,
-            bytes: 12 * n,
-        }));
     }
-    // 1024x1024 + a row, into a preallocated output.
-    if want("row broadcast") {
-        let (r, c) = (1024, 1024);
-        let m = Array::from_vec(data(r * c, 5))
-            .into_shape(&[r as isize, c as isize])
+    if r.wants("row broadcast") {
+        let (rows, cols) = (1024, 1024);
+        let m = Array::from_vec(data(rows * cols, 5))
+            .into_shape(&[rows as isize, cols as isize])
             .unwrap();
-        let row = Array::from_vec(data(c, 6));
-        let mut out = Array::<f64>::zeros(&[r, c]);
+        let row = Array::from_vec(data(cols, 6));
+        let mut out = Array::<f64>::zeros(&[rows, cols]);
         m.add_into(&row, &mut out).unwrap();
         let (sm, sr) = (m.as_slice().unwrap(), row.as_slice().unwrap());
-        check(
-            out.as_slice().unwrap(),
-            (0..r * c).map(|i| sm[i] + sr[i % c]),
-            "row broadcast",
-        );
-        let mut plain = vec![0.0; r * c];
-        let (med, s, anc) = compare(
-            samples,
+        let want: Vec<f64> = (0..rows * cols).map(|i| sm[i] + sr[i % cols]).collect();
+        same(out.as_slice().unwrap(), &want, "row broadcast");
+        let mut scratch = vec![0.0; rows * cols];
+        r.row(
+            "row broadcast into",
+            rows * cols,
+            16 * rows * cols,
+            "ceiling",
             &mut || m.add_into(&row, black_box(&mut out)).unwrap(),
-            &mut || {
-                for (orow, mrow) in plain.chunks_exact_mut(c).zip(sm.chunks_exact(c)) {
-                    for ((o, &x), &y) in orow.iter_mut().zip(mrow).zip(sr) {
-                        *o = x + y;
-                    }
-                }
-                black_box(&mut plain);
-            },
+            &mut || (c.read1_write1_f64)(sm, black_box(&mut scratch)),
         );
-        rows.push(emit(Row {
-            op: "row broadcast into".into(),
-            n: r * c,
-            ours: med,
-            spread: s,
-            anchor: anc,
-            bytes: 16 * r * c,
-        }));
     }
-    let worst = rows
-        .iter()
-        .map(|r| r.anchor / r.ours)
-        .fold(f64::INFINITY, f64::min);
-    println!(
-        "{} rows; lowest ratio (anchor time / ours) {:.2}",
-        rows.len(),
-        worst
-    );
-}
-
-fn emit(r: Row) -> Row {
-    println!(
-        "{:<22} {:>9} {:>12.1} {:>7.1}% {:>9.2} {:>12.1} {:>7.2}",
-        r.op,
-        r.n,
-        r.ours * 1e9,
-        r.spread * 100.0,
-        r.bytes as f64 / r.ours / 1e9,
-        r.anchor * 1e9,
-        r.anchor / r.ours
-    );
-    r
-}
-
-fn binary_into(name: &str, a: &ArrayView<f64>, b: &ArrayView<f64>, out: &mut Array<f64>) {
-    match name {
-        "add" => a.add_into(b, out),
-        "sub" => a.sub_into(b, out),
-        "mul" => a.mul_into(b, out),
-        _ => a.div_into(b, out),
-    }
-    .unwrap()
-}
-
-fn binary(name: &str, a: &ArrayView<f64>, b: &ArrayView<f64>) -> Array<f64> {
-    match name {
-        "add" => a.add(b),
-        "sub" => a.sub(b),
-        "mul" => a.mul(b),
-        _ => a.div(b),
-    }
-    .unwrap()
-}
-
-/// The anchor: the same op as a plain loop the compiler inlines and vectorises.
-fn plain_into(name: &str, a: &[f64], b: &[f64], out: &mut [f64]) {
-    let it = out.iter_mut().zip(a).zip(b);
-    match name {
-        "add" => it.for_each(|((o, &x), &y)| *o = x + y),
-        "sub" => it.for_each(|((o, &x), &y)| *o = x - y),
-        "mul" => it.for_each(|((o, &x), &y)| *o = x * y),
-        _ => it.for_each(|((o, &x), &y)| *o = x / y),
-    }
-}
-
-fn plain_alloc(name: &str, a: &[f64], b: &[f64]) -> Vec<f64> {
-    let it = a.iter().zip(b);
-    match name {
-        "add" => it.map(|(&x, &y)| x + y).collect(),
-        "sub" => it.map(|(&x, &y)| x - y).collect(),
-        "mul" => it.map(|(&x, &y)| x * y).collect(),
-        _ => it.map(|(&x, &y)| x / y).collect(),
+    if let Some((name, worst)) = r.rows.iter().min_by(|x, y| x.1.partial_cmp(&y.1).unwrap()) {
+        println!(
+            "{} rows; lowest ratio (anchor time / ours): {worst:.2} ({name})",
+            r.rows.len()
+        );
     }
 }

@@ -1,0 +1,556 @@
+//! The hand-written kernels, each algorithm written once over a small vector trait
+//! ([`FloatVec`], [`ByteVec`]) and instantiated inside each tier's
+//! `#[target_feature]` functions (the shape of `memchr`'s `arch/generic`).
+//!
+//! These are the kernels whose oracle LLVM cannot vectorise well: the reductions with
+//! NaN rules and early exits (`max`, `min`, `argmax`, `argmin`) and the byte and word
+//! scans. Everything is `#[inline(always)]` so it
+//! is compiled with the calling tier's features.
+//!
+//! Reads never pass the end of a slice: full blocks are read while they fit, and the
+//! rest is either a last block that overlaps the one before it (where reading an
+//! element twice cannot change the answer) or a scalar tail.
+
+use crate::scalar::{self, Arith};
+
+/// A vector of floats of one ISA. The methods are `unsafe` because they run that
+/// ISA's instructions: callers must run where the features are present (inside a
+/// `#[target_feature]` function of the tier), and pointers must be valid for `N`
+/// elements (no alignment needed).
+pub trait FloatVec: Copy {
+    /// The element type.
+    type T: Arith;
+    /// A lane mask (all ones where true) as the ISA's comparisons produce it.
+    type M: Copy;
+    /// Lanes per vector.
+    const N: usize;
+    /// Loads `N` elements from `p` (unaligned).
+    unsafe fn load(p: *const Self::T) -> Self;
+    /// Stores `N` elements to `p` (unaligned).
+    unsafe fn store(self, p: *mut Self::T);
+    /// Every lane `x`.
+    unsafe fn splat(x: Self::T) -> Self;
+    /// `a + b`
+    unsafe fn add(a: Self, b: Self) -> Self;
+    /// `a * b`
+    unsafe fn mul(a: Self, b: Self) -> Self;
+    /// The lanewise larger of two NaN-free vectors (either one when they compare equal).
+    unsafe fn max(a: Self, b: Self) -> Self;
+    /// The lanewise smaller of two NaN-free vectors (either one when they compare equal).
+    unsafe fn min(a: Self, b: Self) -> Self;
+    /// True in each lane where `a` or `b` is NaN.
+    unsafe fn unord(a: Self, b: Self) -> Self::M;
+    /// `==`
+    unsafe fn eq(a: Self, b: Self) -> Self::M;
+    /// Lanewise or of two masks.
+    unsafe fn or(a: Self::M, b: Self::M) -> Self::M;
+    /// Whether any lane of the mask is true.
+    unsafe fn any(m: Self::M) -> bool;
+    /// Bitwise and of the element bits.
+    unsafe fn and_bits(a: Self, b: Self) -> Self;
+    /// Bitwise or of the element bits.
+    unsafe fn or_bits(a: Self, b: Self) -> Self;
+    /// The sign bits, lane `j` in bit `j`.
+    unsafe fn signs(a: Self) -> u32;
+}
+
+/// A [`FloatVec`] of an ISA with fused multiply-add.
+pub trait FmaVec: FloatVec {
+    /// `a * b + c` rounded once.
+    unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self;
+}
+
+/// Maps an element type to its [`FloatVec`] in the ISA named by the marker `Isa`, so
+/// one generic kernel `fn max<T: VecOf<Avx2>>` fills both tables of a tier.
+pub trait VecOf<Isa>: Arith {
+    /// The vector type of `Self` in that ISA.
+    type V: FloatVec<T = Self>;
+}
+
+/// The most vectors a canonical reduction holds: `CANONICAL_LANES / N` is 8 with
+/// 256-bit vectors and 16 with 128-bit ones.
+const MAX_ACC: usize = 16;
+
+/// The canonical lane order of [`crate::scalar`] with vectors: lane `j` of the
+/// canonical order is lane `j % N` of accumulator `j / N`, so each chunk of
+/// `CANONICAL_LANES` elements is `K = CANONICAL_LANES / N` whole-vector updates, the
+/// fold's halving is whole-vector while the width is at least `N`, and lane-wise (on a
+/// stored copy) below. `step(acc, k, at)` updates accumulator `k` from the elements at
+/// pointer offset `at` of `src`, which is the slice for whole chunks and the padded
+/// copy of the tail (`pad`) for the last one.
+#[inline(always)]
+unsafe fn canonical<V: FloatVec, S: Copy>(
+    n: usize,
+    src: S,
+    pad: S,
+    identity: V::T,
+    step: impl Fn(V, S, usize) -> V,
+    op: impl Fn(V, V) -> V,
+    op1: impl Fn(V::T, V::T) -> V::T,
+) -> V::T {
+    let l = V::T::CANONICAL_LANES;
+    let k_n = l / V::N;
+    debug_assert!(k_n <= MAX_ACC && k_n.is_power_of_two());
+    let mut acc = [V::splat(identity); MAX_ACC];
+    let whole = n - n % l;
+    let mut i = 0;
+    while i < whole {
+        for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
+            *acc = step(*acc, src, i + k * V::N);
+        }
+        i += l;
+    }
+    // The tail, padded with the identity to a whole chunk (a no-op for an empty tail).
+    for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
+        *acc = step(*acc, pad, k * V::N);
+    }
+    let mut width = k_n;
+    while width > 1 {
+        width /= 2;
+        for k in 0..width {
+            acc[k] = op(acc[k], acc[k + width]);
+        }
+    }
+    let mut lanes = [identity; 64];
+    acc[0].store(lanes.as_mut_ptr());
+    let mut width = V::N;
+    while width > 1 {
+        width /= 2;
+        for j in 0..width {
+            lanes[j] = op1(lanes[j], lanes[j + width]);
+        }
+    }
+    lanes[0]
+}
+
+/// The tail of `a` after its whole chunks, padded with `fill` to one chunk.
+#[inline(always)]
+fn padded_tail<T: Arith>(a: &[T], fill: T) -> T::Lanes {
+    let mut pad = T::lanes(fill);
+    let tail = &a[a.len() - a.len() % T::CANONICAL_LANES..];
+    pad.as_mut()[..tail.len()].copy_from_slice(tail);
+    pad
+}
+
+/// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit.
+#[inline(always)]
+pub(crate) unsafe fn sum<V: FloatVec, const PROD: bool>(a: &[V::T]) -> V::T {
+    let identity = if PROD { V::T::ONE } else { V::T::NEG_ZERO };
+    let pad = padded_tail(a, identity);
+    let op = |x, y| if PROD { V::mul(x, y) } else { V::add(x, y) };
+    canonical::<V, _>(
+        a.len(),
+        a.as_ptr(),
+        pad.as_ref().as_ptr(),
+        identity,
+        |acc, p, at| op(acc, V::load(p.add(at))),
+        op,
+        |x, y| if PROD { x * y } else { x + y },
+    )
+}
+
+/// [`scalar::dot`] (each product rounded, then added) bit for bit.
+#[inline(always)]
+pub(crate) unsafe fn dot<V: FloatVec>(a: &[V::T], b: &[V::T]) -> V::T {
+    assert!(a.len() == b.len(), "kernel length mismatch");
+    // The pads' `0 * -0 = -0` leaves a lane as it was.
+    let (pa, pb) = (padded_tail(a, V::T::ZERO), padded_tail(b, V::T::NEG_ZERO));
+    canonical::<V, _>(
+        a.len(),
+        (a.as_ptr(), b.as_ptr()),
+        (pa.as_ref().as_ptr(), pb.as_ref().as_ptr()),
+        V::T::NEG_ZERO,
+        |acc, (x, y), at| V::add(acc, V::mul(V::load(x.add(at)), V::load(y.add(at)))),
+        |x, y| V::add(x, y),
+        |x, y| x + y,
+    )
+}
+
+/// [`scalar::dot_fused`] bit for bit.
+#[inline(always)]
+pub(crate) unsafe fn dot_fused<V: FmaVec>(a: &[V::T], b: &[V::T]) -> V::T {
+    assert!(a.len() == b.len(), "kernel length mismatch");
+    let (pa, pb) = (padded_tail(a, V::T::ZERO), padded_tail(b, V::T::NEG_ZERO));
+    canonical::<V, _>(
+        a.len(),
+        (a.as_ptr(), b.as_ptr()),
+        (pa.as_ref().as_ptr(), pb.as_ref().as_ptr()),
+        V::T::NEG_ZERO,
+        |acc, (x, y), at| V::mul_add(V::load(x.add(at)), V::load(y.add(at)), acc),
+        |x, y| V::add(x, y),
+        |x, y| x + y,
+    )
+}
+
+/// Vectors in flight in a reduction: compare/max latency 3-4 cycles on two pipes.
+const U: usize = 8;
+
+/// The largest (`MAX`) or smallest element of a NaN-free slice, the zero's sign not
+/// settled, or `Err(i)` with `i` the index of the first NaN. Needs `a.len() >= U * N`.
+#[inline(always)]
+unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usize> {
+    let (n, p, block) = (a.len(), a.as_ptr(), U * V::N);
+    debug_assert!(n >= block);
+    let mut acc = [V::splat(a[0]); U];
+    let mut i = 0;
+    loop {
+        // The last block overlaps the one before it instead of leaving a tail: seeing
+        // an element twice changes neither the extreme nor where the first NaN is (the
+        // elements before `i` are known to be NaN-free).
+        let at = i.min(n - block);
+        // Update first, check for NaN once per block: the accumulators are thrown away
+        // when a NaN turns up, and this order keeps each loaded vector short-lived.
+        let mut nan = None;
+        for k in (0..U).step_by(2) {
+            let x0 = V::load(p.add(at + k * V::N));
+            let x1 = V::load(p.add(at + (k + 1) * V::N));
+            let u = V::unord(x0, x1);
+            nan = Some(nan.map_or(u, |m| V::or(m, u)));
+            if MAX {
+                acc[k] = V::max(acc[k], x0);
+                acc[k + 1] = V::max(acc[k + 1], x1);
+            } else {
+                acc[k] = V::min(acc[k], x0);
+                acc[k + 1] = V::min(acc[k + 1], x1);
+            }
+        }
+        if V::any(nan.expect("U > 0")) {
+            let first = a[at..at + block].iter().position(|x| x.is_nan());
+            return Err(at + first.expect("a lane reported NaN"));
+        }
+        i += block;
+        if i >= n {
+            break;
+        }
+    }
+    let mut width = U;
+    while width > 1 {
+        width /= 2;
+        for k in 0..width {
+            acc[k] = if MAX {
+                V::max(acc[k], acc[k + width])
+            } else {
+                V::min(acc[k], acc[k + width])
+            };
+        }
+    }
+    let mut lanes = [a[0]; 64];
+    acc[0].store(lanes.as_mut_ptr());
+    let mut m = lanes[0];
+    for &x in &lanes[1..V::N] {
+        if (MAX && x > m) || (!MAX && x < m) {
+            m = x;
+        }
+    }
+    Ok(m)
+}
+
+/// The zero that is the extreme of a NaN-free slice whose extreme compares equal to
+/// zero: for `MAX`, `+0` if some element has its sign bit clear (every element is
+/// `<= 0`, so that element is `+0`), else `-0`; for the minimum, mirrored.
+#[inline(always)]
+unsafe fn settle_zero<V: FloatVec, const MAX: bool>(a: &[V::T]) -> V::T {
+    let (n, p) = (a.len(), a.as_ptr());
+    let mut all = V::load(p);
+    let mut i = 0;
+    while i < n {
+        let x = V::load(p.add(i.min(n - V::N)));
+        all = if MAX {
+            V::and_bits(all, x)
+        } else {
+            V::or_bits(all, x)
+        };
+        i += V::N;
+    }
+    let full = (1u32 << V::N) - 1;
+    let negative = if MAX {
+        V::signs(all) == full
+    } else {
+        V::signs(all) != 0
+    };
+    if negative {
+        V::T::NEG_ZERO
+    } else {
+        V::T::ZERO
+    }
+}
+
+/// [`scalar::max`] (`MAX`) or [`scalar::min`].
+#[inline(always)]
+pub(crate) unsafe fn max<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<V::T> {
+    if a.len() < U * V::N {
+        return if MAX { scalar::max(a) } else { scalar::min(a) };
+    }
+    Some(match extreme::<V, MAX>(a) {
+        Err(i) => a[i],
+        // Rare: only an extreme equal to zero can have the wrong sign.
+        Ok(m) if m == V::T::ZERO => settle_zero::<V, MAX>(a),
+        Ok(m) => m,
+    })
+}
+
+/// [`scalar::argmax`] (`MAX`) or [`scalar::argmin`]: one pass for the extreme (or the
+/// first NaN), a second, stopping early, for its first index.
+#[inline(always)]
+pub(crate) unsafe fn argmax<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<usize> {
+    const B: usize = 4;
+    if a.len() < U * V::N {
+        return if MAX {
+            scalar::argmax(a)
+        } else {
+            scalar::argmin(a)
+        };
+    }
+    let m = match extreme::<V, MAX>(a) {
+        Err(i) => return Some(i),
+        Ok(m) => m,
+    };
+    let (n, p, block, mv) = (a.len(), a.as_ptr(), B * V::N, V::splat(m));
+    let mut i = 0;
+    while i < n {
+        let at = i.min(n - block);
+        let mut hit = V::eq(V::load(p.add(at)), mv);
+        for k in 1..B {
+            hit = V::or(hit, V::eq(V::load(p.add(at + k * V::N)), mv));
+        }
+        if V::any(hit) {
+            let j = a[at..at + block].iter().position(|&x| x == m);
+            return j.map(|j| at + j);
+        }
+        i += block;
+    }
+    // Not reached: `m` is an element of `a` (every vector max returns one of its
+    // operands), so some block holds it.
+    if MAX {
+        scalar::argmax(a)
+    } else {
+        scalar::argmin(a)
+    }
+}
+
+/// A vector of bytes of one ISA (same rules as [`FloatVec`]).
+pub trait ByteVec: Copy {
+    /// Bytes per vector.
+    const N: usize;
+    /// Loads `N` bytes from `p` (unaligned).
+    unsafe fn load(p: *const u8) -> Self;
+    /// Every byte `b`.
+    unsafe fn splat(b: u8) -> Self;
+    /// `0xff` where the bytes are equal, else `0`.
+    unsafe fn eq(a: Self, b: Self) -> Self;
+    /// Bytewise wrapping `a - b`.
+    unsafe fn sub(a: Self, b: Self) -> Self;
+    /// Bitwise or.
+    unsafe fn or(a: Self, b: Self) -> Self;
+    /// The sum of the bytes as unsigned numbers.
+    unsafe fn sum(a: Self) -> usize;
+    /// Whether every bit is zero.
+    unsafe fn is_zero(a: Self) -> bool;
+}
+
+/// [`scalar::count_byte`]: four byte counters per lane, each of which counts up by one
+/// per step (`0 - 0xff` is `+1`) and is emptied before it can wrap.
+#[inline(always)]
+pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
+    const B: usize = 4;
+    let (n, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
+    let step = B * V::N;
+    let (mut i, mut total) = (0, 0);
+    while i + step <= n {
+        let mut acc = [V::splat(0); B];
+        let mut rounds = 0;
+        while rounds < 255 && i + step <= n {
+            for (k, acc) in acc.iter_mut().enumerate() {
+                *acc = V::sub(*acc, V::eq(V::load(p.add(i + k * V::N)), nv));
+            }
+            i += step;
+            rounds += 1;
+        }
+        total += acc.iter().map(|&a| V::sum(a)).sum::<usize>();
+    }
+    while i + V::N <= n {
+        total += V::sum(V::sub(V::splat(0), V::eq(V::load(p.add(i)), nv)));
+        i += V::N;
+    }
+    total + scalar::count_byte(&hay[i..], needle)
+}
+
+/// [`scalar::first_nonzero_word`]: or a block of vectors, test it, and look inside
+/// only the block that is not zero.
+#[inline(always)]
+pub(crate) unsafe fn first_nonzero_word<V: ByteVec>(words: &[u64]) -> Option<usize> {
+    const B: usize = 4;
+    let (n, p) = (words.len(), words.as_ptr().cast::<u8>());
+    let per = V::N / 8;
+    let step = B * per;
+    let mut i = 0;
+    while i + step <= n {
+        let mut x = V::load(p.add(8 * i));
+        for k in 1..B {
+            x = V::or(x, V::load(p.add(8 * (i + k * per))));
+        }
+        if !V::is_zero(x) {
+            break;
+        }
+        i += step;
+    }
+    scalar::first_nonzero_word(&words[i..]).map(|j| i + j)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every tier this host has against the oracles, on lengths that cross the
+    //! hand-written kernels' block sizes and with the special values placed anywhere.
+    //! (The integration tests cover edge values at every offset; these cover length.)
+    use crate::{byte_table_for, scalar, KernelElement, Tier};
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    fn tiers() -> Vec<Tier> {
+        Tier::ALL
+            .into_iter()
+            .filter(|&t| f64::table_for(t).is_some())
+            .collect()
+    }
+
+    const LENS: [usize; 12] = [0, 1, 15, 16, 31, 32, 33, 63, 64, 65, 200, 1031];
+
+    macro_rules! float_check {
+        ($name:ident, $t:ty) => {
+            #[test]
+            fn $name() {
+                let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+                let nan1 = <$t>::from_bits(<$t>::NAN.to_bits() | 3);
+                let nan2 = -<$t>::NAN;
+                for &n in &LENS {
+                    for case in 0..40 {
+                        // Small integers, so sums are exact and ties common; then
+                        // zeros of both signs, NaNs and infinities at random places.
+                        let mut a: Vec<$t> = (0..n).map(|_| (rng.below(9) as $t) - 8.0).collect();
+                        let specials = [0.0, -0.0, nan1, nan2, <$t>::INFINITY, -0.0];
+                        for _ in 0..(case % 4) {
+                            if n > 0 {
+                                let i = rng.below(n);
+                                a[i] = specials[rng.below(if case < 20 { 2 } else { 6 })];
+                            }
+                        }
+                        if case % 10 == 9 {
+                            a.iter_mut()
+                                .for_each(|x| *x = if rng.next() & 1 == 0 { 0.0 } else { -0.0 });
+                        }
+                        let b: Vec<$t> = (0..n).map(|_| (rng.below(5) as $t) - 2.0).collect();
+                        for t in tiers() {
+                            let k = <$t>::table_for(t).unwrap();
+                            let bits = |x: Option<$t>| x.map(|x| x.to_bits());
+                            let what = format!("{t} n {n} case {case}");
+                            // Which NaN a sum of several returns is LLVM's choice (it
+                            // may commute an add), so any NaN answers a NaN there.
+                            let same = |x: $t, y: $t| {
+                                x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan()
+                            };
+                            assert_eq!(bits((k.max)(&a)), bits(scalar::max(&a)), "max {what}");
+                            assert_eq!(bits((k.min)(&a)), bits(scalar::min(&a)), "min {what}");
+                            assert_eq!((k.argmax)(&a), scalar::argmax(&a), "argmax {what}");
+                            assert_eq!((k.argmin)(&a), scalar::argmin(&a), "argmin {what}");
+                            assert!(same((k.sum)(&a), scalar::sum(&a)), "sum {what}");
+                            assert_eq!(
+                                (k.prod)(&b).to_bits(),
+                                scalar::prod(&b).to_bits(),
+                                "prod {what}"
+                            );
+                            let dot = if matches!(t, Tier::Scalar | Tier::Sse2) {
+                                scalar::dot(&a, &b)
+                            } else {
+                                scalar::dot_fused(&a, &b)
+                            };
+                            assert!(same((k.dot)(&a, &b), dot), "dot {what}");
+                        }
+                    }
+                }
+            }
+        };
+    }
+    float_check!(hand_written_f64_kernels_match_the_oracles, f64);
+    float_check!(hand_written_f32_kernels_match_the_oracles, f32);
+
+    #[test]
+    fn canonical_sums_with_rounding_match_across_tiers() {
+        let mut rng = Rng(12345);
+        for n in [31, 32, 33, 64, 100, 1000] {
+            let a: Vec<f64> = (0..n)
+                .map(|_| {
+                    f64::from_bits(rng.next() >> 2) * if rng.next() & 1 == 0 { 1.0 } else { -1.0 }
+                })
+                .collect();
+            let b: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+            for t in tiers() {
+                let (k, k32) = (f64::table_for(t).unwrap(), f32::table_for(t).unwrap());
+                assert_eq!((k.sum)(&a).to_bits(), scalar::sum(&a).to_bits(), "{t} {n}");
+                assert_eq!(
+                    (k32.sum)(&b).to_bits(),
+                    scalar::sum(&b).to_bits(),
+                    "{t} {n}"
+                );
+                assert_eq!(
+                    (k.prod)(&a).to_bits(),
+                    scalar::prod(&a).to_bits(),
+                    "{t} {n}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn byte_kernels_match_the_oracles() {
+        let mut rng = Rng(777);
+        for n in [0, 1, 15, 16, 17, 31, 32, 127, 128, 129, 1000, 70_000] {
+            let hay: Vec<u8> = (0..n)
+                .map(|_| {
+                    if rng.below(7) == 0 {
+                        b'\n'
+                    } else {
+                        rng.next() as u8
+                    }
+                })
+                .collect();
+            let mut words = vec![0u64; n / 3];
+            for t in Tier::ALL {
+                let Some(k) = byte_table_for(t) else { continue };
+                for needle in [b'\n', 0, 255] {
+                    assert_eq!(
+                        (k.count_byte)(&hay, needle),
+                        scalar::count_byte(&hay, needle),
+                        "{t} {n}"
+                    );
+                }
+                assert_eq!(
+                    (k.count_byte)(&vec![7u8; n], 7),
+                    n,
+                    "{t} {n}: counters must not wrap"
+                );
+                assert_eq!((k.first_nonzero_word)(&words), None);
+                for at in [0, 1, 7, 8, 15, 16, 17]
+                    .into_iter()
+                    .chain([words.len().saturating_sub(1)])
+                {
+                    if at < words.len() {
+                        words[at] = 1 << (at % 64);
+                        assert_eq!((k.first_nonzero_word)(&words), Some(at), "{t} {n} {at}");
+                        words[at] = 0;
+                    }
+                }
+            }
+        }
+    }
+}
