@@ -33,6 +33,14 @@ import statistics
 import sys
 import timeit
 
+# BLAS threads must be set before NumPy loads OpenBLAS: match ndsimd's thread count
+# (`--threads N`, default 1, as `ndsimd bench` runs one thread).
+_threads = "1"
+if "--threads" in sys.argv[1:-1]:
+    _threads = sys.argv[sys.argv.index("--threads") + 1]
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = _threads
+
 try:
     import numpy as np
 except ImportError:  # pragma: no cover - message for humans
@@ -124,6 +132,34 @@ def build_cases(rng):
     for op in ["add", "sqrt"]:
         yield group(op, "float32", 1 << 22)
 
+    # Whole-array reductions (read-only traffic) and the 1-D dot product, each in
+    # NumPy's fastest spelling (measured: np.sum(a) costs ~2.4 us more than
+    # np.add.reduce(a) at 1Ki in Python overhead alone).
+    FASTEST = {"sum": "np.add.reduce(a)", "max": "np.maximum.reduce(a)",
+               "min": "np.minimum.reduce(a)", "argmax": "a.argmax()"}
+    def reductions(dtype, n, ops):
+        dt = np.dtype(dtype)
+        a = rng.standard_normal(n).astype(dt)
+        return [
+            Case(op, "reduce", SHORT[dt.name], size_label(n), FASTEST[op], {"np": np, "a": a},
+                 (a,), n * dt.itemsize, n)
+            for op in ops
+        ]
+
+    for n in SIZES:
+        yield reductions("float64", n, ["sum", "max", "min", "argmax"])
+    for n in [1 << 10, 1 << 22]:
+        yield reductions("float32", n, ["sum"])
+    n = 1 << 20
+    a, b = rng.standard_normal(n), rng.standard_normal(n)
+    yield [Case("dot", "reduce", "f64", size_label(n), "a.dot(b)", {"np": np, "a": a, "b": b},
+                (a, b), 2 * n * 8, n)]
+    for n in SIZES:
+        a, b = rng.standard_normal(n), rng.standard_normal(n)
+        o = np.empty(n)
+        yield [Case("maximum", "out", "f64", size_label(n), "np.maximum(a, b, out=o)",
+                    {"np": np, "a": a, "b": b, "o": o}, (a, b), 3 * n * 8, n)]
+
     # 1024x1024 + a row of 1024, broadcast along axis 0.
     rows = cols = 1024
     m = rng.standard_normal((rows, cols))
@@ -151,6 +187,29 @@ def verify(case: Case, rng) -> None:
         case.ns["o"].fill(np.nan)
     res = run_once(case)
     inputs = case.inputs
+    if case.form == "reduce":
+        xs = [x.astype(np.float64).tolist() for x in inputs]
+        if case.op == "sum":
+            want = math.fsum(xs[0])
+            bound = (len(xs[0]) + 2) * np.finfo(inputs[0].dtype).eps * sum(map(abs, xs[0]))
+            ok = abs(float(res) - want) <= bound
+        elif case.op == "dot":
+            want = math.fsum(x * y for x, y in zip(*xs))
+            bound = (len(xs[0]) + 2) * 2.3e-16 * sum(abs(x * y) for x, y in zip(*xs))
+            ok = abs(float(res) - want) <= bound
+        elif case.op == "argmax":
+            want = xs[0].index(max(xs[0]))
+            ok = int(res) == want
+        else:
+            want = (max if case.op == "max" else min)(xs[0])
+            ok = float(res) == want
+        if not ok:
+            raise AssertionError(f"{case.key}: got {res!r}, want {want!r}")
+        return
+    if case.op == "maximum":
+        if not np.array_equal(res, np.where(inputs[0] > inputs[1], inputs[0], inputs[1])):
+            raise AssertionError(f"{case.key}: differs from the where() reference")
+        return
     if case.op == "add_row":
         m, r = inputs
         ref = m + r[np.newaxis, :].repeat(m.shape[0], axis=0)  # materialised, plain add
@@ -227,6 +286,7 @@ def meta() -> dict:
         "machine": platform.machine(),
         "cpu": cpu_model(),
         "cpus": os.cpu_count(),
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
     }
     try:  # numpy >= 1.25 (the dict mode); cheap, no subprocess
         cfg = np.show_config(mode="dicts")
@@ -257,6 +317,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     ap.add_argument("--quick", action="store_true", help="5 samples per case instead of 15")
+    ap.add_argument("--threads", default="1", metavar="N",
+                    help="BLAS threads (set before NumPy loads; default 1, as `ndsimd bench`)")
     ap.add_argument("--filter", default="", metavar="TEXT",
                     help="only cases whose 'op form dtype n' contains TEXT (e.g. 'sqrt out')")
     args = ap.parse_args()
@@ -266,7 +328,7 @@ def main() -> int:
     if args.json:
         print(json.dumps({"meta": m}), flush=True)
     else:
-        print(f"# NumPy {m['numpy']} (BLAS: {m.get('blas', '?')}), Python {m['python']}, "
+        print(f"# NumPy {m['numpy']} (BLAS: {m.get('blas', '?')}, {m['blas_threads']} thread(s)), Python {m['python']}, "
               f"{m['machine']}, {m['cpus']} CPUs: {m['cpu']}")
         if m.get("simd_found"):
             print(f"# NumPy SIMD found: {' '.join(m['simd_found'])}")

@@ -85,6 +85,14 @@ fn data(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// An array in memory allocated as ndsimd allocates (huge pages for large
+/// buffers, as NumPy does), so neither side pays extra TLB misses.
+fn fresh<T: ndsimd::DType>(v: Vec<T>) -> Array<T> {
+    let mut a = Array::from_elem(&[v.len()], T::default());
+    a.as_slice_mut().unwrap().copy_from_slice(&v);
+    a
+}
+
 fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
     assert_eq!(got.len(), want.len(), "bench {what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
@@ -173,11 +181,11 @@ pub fn run(opts: &Options) {
         ("sqrt", |x| x.sqrt()),
     ];
     for &n in &SIZES {
-        let a = Array::from_vec(data(n, 1));
-        let b = Array::from_vec(data(n, 2));
+        let a = fresh(data(n, 1));
+        let b = fresh(data(n, 2));
         let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
         let mut out = Array::<f64>::zeros(&[n]);
-        let mut scratch = vec![0.0f64; n];
+        let mut scratch = fresh(vec![0.0f64; n]).into_vec();
         for (name, f) in bins {
             let want: Vec<f64> = sa.iter().zip(sb).map(|(&x, &y)| f(x, y)).collect();
             let run_into = |out: &mut Array<f64>| match name {
@@ -301,11 +309,11 @@ pub fn run(opts: &Options) {
     }
     // f32: element rate against f64 at 1Ki, and the 4Mi rows of the op set.
     for n in [1 << 10, 1 << 22] {
-        let a32: Array<f32> = Array::from_vec(data(n, 3).iter().map(|&x| x as f32).collect());
-        let b32: Array<f32> = Array::from_vec(data(n, 4).iter().map(|&x| x as f32).collect());
+        let a32: Array<f32> = fresh(data(n, 3).iter().map(|&x| x as f32).collect());
+        let b32: Array<f32> = fresh(data(n, 4).iter().map(|&x| x as f32).collect());
         let (sa, sb) = (a32.as_slice().unwrap(), b32.as_slice().unwrap());
         let mut out = Array::<f32>::zeros(&[n]);
-        let mut scratch = vec![0.0f32; n];
+        let mut scratch = fresh(vec![0.0f32; n]).into_vec();
         if r.wants("f32 add_into") {
             a32.add_into(&b32, &mut out).unwrap();
             let want: Vec<f32> = sa.iter().zip(sb).map(|(x, y)| x + y).collect();
@@ -352,7 +360,7 @@ pub fn run(opts: &Options) {
     // dot 2^20 and the 1024x1024 row broadcast.
     let n = 1 << 20;
     if r.wants("dot") {
-        let (a, b) = (Array::from_vec(data(n, 7)), Array::from_vec(data(n, 8)));
+        let (a, b) = (fresh(data(n, 7)), fresh(data(n, 8)));
         let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
         let exact: f64 = sa.iter().zip(sb).map(|(x, y)| x * y).sum();
         assert!((a.dot(&b).unwrap() - exact).abs() <= n as f64 * f64::EPSILON * exact);
@@ -371,16 +379,16 @@ pub fn run(opts: &Options) {
     }
     if r.wants("row broadcast") {
         let (rows, cols) = (1024, 1024);
-        let m = Array::from_vec(data(rows * cols, 5))
+        let m = fresh(data(rows * cols, 5))
             .into_shape(&[rows as isize, cols as isize])
             .unwrap();
-        let row = Array::from_vec(data(cols, 6));
+        let row = fresh(data(cols, 6));
         let mut out = Array::<f64>::zeros(&[rows, cols]);
         m.add_into(&row, &mut out).unwrap();
         let (sm, sr) = (m.as_slice().unwrap(), row.as_slice().unwrap());
         let want: Vec<f64> = (0..rows * cols).map(|i| sm[i] + sr[i % cols]).collect();
         same(out.as_slice().unwrap(), &want, "row broadcast");
-        let mut scratch = vec![0.0; rows * cols];
+        let mut scratch = fresh(vec![0.0f64; rows * cols]).into_vec();
         r.row(
             "row broadcast into",
             rows * cols,
