@@ -402,19 +402,24 @@ impl<S: Data> ArrayBase<S> {
     /// ```
     #[inline]
     pub fn is_standard_layout(&self) -> bool {
-        if self.is_empty() {
-            return true;
+        let (dim, strides) = (&*self.dim, &*self.strides);
+        // The common 1-D case without the general loop.
+        if let ([d], [s]) = (dim, strides) {
+            return *d <= 1 || *s == 1;
         }
         let mut expect: isize = 1;
-        for (&d, &s) in self.dim.iter().zip(self.strides.iter()).rev() {
+        let mut standard = true;
+        for (&d, &s) in dim.iter().zip(strides).rev() {
+            if d == 0 {
+                // No elements: every layout of an empty array is standard.
+                return true;
+            }
             if d != 1 {
-                if s != expect {
-                    return false;
-                }
-                expect *= d as isize;
+                standard &= s == expect;
+                expect = expect.wrapping_mul(d as isize);
             }
         }
-        true
+        standard
     }
 
     /// The elements as one slice in row-major order, when the layout is standard.

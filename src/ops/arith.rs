@@ -149,6 +149,12 @@ fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
     }
 }
 
+/// Shape equality without a `memcmp` call (shapes are a handful of entries).
+#[inline(always)]
+pub(crate) fn same_shape(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// The common case in a few loads and compares: every operand in standard layout
 /// with one shape (or a scalar `b`). Returns false to take the general path, which
 /// also reports any shape error.
@@ -159,15 +165,17 @@ fn fast_binary<T: Element, S: Data<Elem = T>>(
     b: &Operand<'_, T>,
     out: &mut ArrayBase<impl DataMut<Elem = T>>,
 ) -> bool {
-    if out.shape() != a.shape() {
+    if !same_shape(out.shape(), a.shape()) {
         return false;
     }
     let Some(x) = a.as_slice() else { return false };
     match b {
-        Operand::Array(v) if v.shape() == a.shape() => match (v.as_slice(), out.as_slice_mut()) {
-            (Some(y), Some(o)) => (op.vv)(x, y, o),
-            _ => return false,
-        },
+        Operand::Array(v) if same_shape(v.shape(), a.shape()) => {
+            match (v.as_slice(), out.as_slice_mut()) {
+                (Some(y), Some(o)) => (op.vv)(x, y, o),
+                _ => return false,
+            }
+        }
         Operand::Scalar(s) => match out.as_slice_mut() {
             Some(o) => (op.vs)(x, *s, o),
             None => return false,
@@ -185,7 +193,7 @@ fn fast_binary_alloc<T: Element, S: Data<Elem = T>>(
     b: &Operand<'_, T>,
 ) -> Option<Array<T>> {
     let contiguous = match b {
-        Operand::Array(v) => v.shape() == a.shape() && v.is_standard_layout(),
+        Operand::Array(v) => same_shape(v.shape(), a.shape()) && v.is_standard_layout(),
         Operand::Scalar(_) => true,
     };
     if !(contiguous && a.is_standard_layout()) {
@@ -403,7 +411,7 @@ pub(crate) fn result_shape<T: DType>(
 }
 
 pub(crate) fn check_out(expected: &[usize], found: &[usize]) -> Result<()> {
-    if expected != found {
+    if !same_shape(expected, found) {
         return Err(Error::WrongOutputShape {
             expected: expected.to_vec(),
             found: found.to_vec(),
