@@ -31,15 +31,7 @@ pub struct Info {
 /// assert!(ndsimd::info().threads >= 1);
 /// ```
 pub fn info() -> Info {
-    let threads = std::env::var("NDSIMD_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        });
+    let threads = ndsimd_kernels::pool::num_threads();
     Info {
         detected_tier: detected_tier(),
         active_tier: active_tier(),

@@ -29,6 +29,8 @@ pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, 
 pub use element::{DType, Element};
 pub use error::{Error, Result};
 pub use info::{info, Info};
+pub use ndsimd_kernels::pool::{num_threads, set_num_threads, with_threads};
+pub use ops::axis::IndexArray;
 pub use ops::{IntoOperand, Operand};
 pub use shape::CowArray;
 pub use slice::{NewAxis, SliceArg};

@@ -720,3 +720,111 @@ fn neumaier(v: &[f64]) -> f64 {
     }
     s + c
 }
+
+/// Large reductions split over the pool: max/min/argmax/argmin are exact whatever
+/// the thread count (first NaN, zero rule, first index), sums stay in the bound.
+#[test]
+fn parallel_reductions_match_one_thread() {
+    use ndsimd::kernels::pool::with_threads;
+    let n = 300_000;
+    let mut rng = Rng(777);
+    let base: Vec<f64> = (0..n)
+        .map(|_| (rng.below(2001) as f64 - 1000.0) / 8.0)
+        .collect();
+    let mut cases: Vec<Vec<f64>> = vec![base.clone()];
+    for &at in &[0usize, 1, 65_535, 65_536, 150_000, n - 1] {
+        let mut v = base.clone();
+        v[at] = f64::from_bits(0x7ff8_0000_0000_0000 | at as u64);
+        if at + 70_000 < n {
+            v[at + 70_000] = f64::from_bits(0xfff8_0000_0000_0001);
+        }
+        cases.push(v);
+    }
+    // The maximum (125.0) repeated in several pieces: the first index must win.
+    let mut ties = base.clone();
+    for &at in &[10usize, 100_000, 299_000] {
+        ties[at] = 200.0;
+    }
+    cases.push(ties);
+    let mut zeros = vec![-0.0f64; n];
+    zeros[250_000] = 0.0;
+    cases.push(zeros);
+    for v in cases {
+        let a = Array::from_vec(v.clone());
+        let one = with_threads(1, || {
+            (
+                a.max().unwrap(),
+                a.min().unwrap(),
+                a.argmax().unwrap(),
+                a.argmin().unwrap(),
+                a.sum(),
+            )
+        });
+        let many = (
+            a.max().unwrap(),
+            a.min().unwrap(),
+            a.argmax().unwrap(),
+            a.argmin().unwrap(),
+            a.sum(),
+        );
+        assert_eq!(one.0.to_bits(), many.0.to_bits());
+        assert_eq!(one.1.to_bits(), many.1.to_bits());
+        assert_eq!((one.2, one.3), (many.2, many.3));
+        let first_nan = v.iter().position(|x| x.is_nan());
+        if let Some(i) = first_nan {
+            assert_eq!(many.2, i);
+            assert_eq!(many.0.to_bits(), v[i].to_bits());
+        } else {
+            let m = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(many.2, v.iter().position(|&x| x == m).unwrap());
+            let abs: f64 = v.iter().map(|x| x.abs()).sum();
+            let bound = (n as f64 / 32.0 + 6.0 + 64.0) * f64::EPSILON * abs;
+            assert!((many.4 - neumaier(&v)).abs() <= bound);
+            // Integer-valued eighths: exact on one thread and on many.
+            assert_eq!(one.4, neumaier(&v));
+            assert_eq!(many.4, neumaier(&v));
+        }
+    }
+    let z = Array::from_vec({
+        let mut z = vec![-0.0f64; n];
+        z[250_000] = 0.0;
+        z
+    });
+    assert_eq!(z.max().unwrap().to_bits(), 0.0f64.to_bits());
+    assert_eq!(z.min().unwrap().to_bits(), (-0.0f64).to_bits());
+}
+
+/// Elementwise ops split over the pool give the same bits as one thread.
+#[test]
+fn parallel_elementwise_matches_one_thread() {
+    use ndsimd::kernels::pool::with_threads;
+    let n = 200_003;
+    let mut rng = Rng(31337);
+    let a = Array::from_vec((0..n).map(|_| rng.value()).collect());
+    let b = Array::from_vec((0..n).map(|_| rng.value()).collect());
+    let one = with_threads(1, || {
+        (
+            a.div(&b).unwrap(),
+            a.sqrt(),
+            a.maximum(&b).unwrap(),
+            a.mul(2.5).unwrap(),
+        )
+    });
+    let many = (
+        a.div(&b).unwrap(),
+        a.sqrt(),
+        a.maximum(&b).unwrap(),
+        a.mul(2.5).unwrap(),
+    );
+    for (x, y) in [
+        (&one.0, &many.0),
+        (&one.1, &many.1),
+        (&one.2, &many.2),
+        (&one.3, &many.3),
+    ] {
+        assert!(x
+            .iter()
+            .zip(y.iter())
+            .all(|(p, q)| p.to_bits() == q.to_bits()));
+    }
+}

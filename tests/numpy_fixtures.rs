@@ -16,6 +16,10 @@
 //!   finite results agree within `(n + 2)·ε·Σ|x|` (dot: `Σ|a·b|`; mean: that over `n`,
 //!   plus the rounding of the division; prod: a relative `2(n + 2)·ε`), and exactly on
 //!   integer-valued data whose sums fit the mantissa. Infinities and NaN: the same class.
+//! * `axis` (reductions along one axis): the shape, then per output position (lane)
+//!   the rules of `reduce` above: max/min equal as values (NaN matches NaN),
+//!   argmax/argmin the same index, sum/mean/prod within the lane's bound (exactly on
+//!   integer lanes; a sum of zeros must be NumPy's `+0`).
 
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -1048,6 +1052,185 @@ fn run_transpose<T: NpyElement + Element>(c: &[&str]) -> R {
     })
 }
 
+// --------------------------------------------------------------------- axis reductions
+
+/// Per output position of a reduction of `v` along axis `k` (row-major over the other
+/// axes): the lane's elements, in order along the axis.
+fn axis_lanes<T: Element>(v: &ArrayView<'_, T>, k: usize) -> Vec<Vec<T>> {
+    let shape = v.shape();
+    let count: usize = (0..shape.len())
+        .filter(|&a| a != k)
+        .map(|a| shape[a])
+        .product();
+    let mut lanes = vec![Vec::with_capacity(shape[k]); count];
+    let mut idx = vec![0usize; shape.len()];
+    for &x in v.iter() {
+        let pos = (0..shape.len())
+            .filter(|&a| a != k)
+            .fold(0, |p, a| p * shape[a] + idx[a]);
+        lanes[pos].push(x);
+        for a in (0..shape.len()).rev() {
+            idx[a] += 1;
+            if idx[a] < shape[a] {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    lanes
+}
+
+fn run_axis<T: NpyElement + Element>(c: &[&str]) -> R {
+    let [op, fin, pre, axis, keep, out] = c else {
+        return Err("expected 6 columns after the dtype".into());
+    };
+    let a = load::<T>(fin)?;
+    let axis: isize = axis.parse().map_err(|_| format!("bad axis {axis:?}"))?;
+    let keepdims = match *keep {
+        "true" => true,
+        "false" => false,
+        _ => return Err(format!("bad keepdims {keep:?}")),
+    };
+    let is_arg = op.starts_with("arg");
+    // argmax/argmin indices are stored as float64.
+    let (want, want_index): (Option<Array<T>>, Option<Array<f64>>) = match (*out, is_arg) {
+        ("error", _) => (None, None),
+        (f, false) => (Some(load::<T>(f)?), None),
+        (f, true) => (None, Some(load::<f64>(f)?)),
+    };
+    let eps = T::epsilon().to_f64().unwrap();
+    with_pre(a.view(), &parse_pre(pre)?, &mut |v| {
+        let what = format!("{op} axis {axis} keepdims {keepdims}");
+        if is_arg {
+            let got = if *op == "argmax" {
+                v.argmax_axis(axis, keepdims)
+            } else {
+                v.argmin_axis(axis, keepdims)
+            };
+            return match (&want_index, got) {
+                (None, Err(_)) => Ok(()),
+                (None, Ok(g)) => Err(format!(
+                    "{what}: NumPy raises for shape {:?}, got shape {:?}",
+                    v.shape(),
+                    g.shape()
+                )),
+                (Some(_), Err(e)) => Err(format!("{what}: unexpected error: {e}")),
+                (Some(w), Ok(g)) => {
+                    if g.shape() != w.shape() {
+                        return Err(format!(
+                            "{what}: shape {:?}, NumPy gives {:?}",
+                            g.shape(),
+                            w.shape()
+                        ));
+                    }
+                    let w = w.to_vec();
+                    match (0..w.len()).find(|&i| g.as_slice()[i] as f64 != w[i]) {
+                        None => Ok(()),
+                        Some(i) => Err(format!(
+                            "{what}: index {} at flat position {i}, NumPy {}",
+                            g.as_slice()[i],
+                            w[i]
+                        )),
+                    }
+                }
+            };
+        }
+        let got = match *op {
+            "sum" => v.sum_axis(axis, keepdims),
+            "prod" => v.prod_axis(axis, keepdims),
+            "mean" => v.mean_axis(axis, keepdims),
+            "max" => v.max_axis(axis, keepdims),
+            "min" => v.min_axis(axis, keepdims),
+            _ => return Err(format!("unknown axis reduction {op}")),
+        };
+        let (w, g) = match (&want, got) {
+            (None, Err(_)) => return Ok(()),
+            (None, Ok(g)) => {
+                return Err(format!(
+                    "{what}: NumPy raises for shape {:?}, got shape {:?}",
+                    v.shape(),
+                    g.shape()
+                ))
+            }
+            (Some(_), Err(e)) => return Err(format!("{what}: unexpected error: {e}")),
+            (Some(w), Ok(g)) => (w, g),
+        };
+        if g.shape() != w.shape() {
+            return Err(format!(
+                "{what}: shape {:?}, NumPy gives {:?}",
+                g.shape(),
+                w.shape()
+            ));
+        }
+        let k = if axis < 0 {
+            axis + v.ndim() as isize
+        } else {
+            axis
+        } as usize;
+        let lanes = axis_lanes(&v, k);
+        let (g, w) = (g.to_vec(), w.to_vec());
+        if lanes.len() != w.len() {
+            return Err(format!(
+                "{what}: {} lanes for {} results",
+                lanes.len(),
+                w.len()
+            ));
+        }
+        for (i, xs) in lanes.iter().enumerate() {
+            let (g, w) = (g[i], w[i]);
+            let at = format!("{what}, flat position {i}");
+            let n = xs.len() as f64;
+            let abs_sum: f64 = xs.iter().map(|x| x.to_f64().unwrap().abs()).sum();
+            match *op {
+                "max" | "min" => {
+                    // As `reduce`: equal as values (NumPy's zero signs depend on its
+                    // order), NaN matches NaN; tests/axis.rs holds the bits to ndsimd's
+                    // own rules.
+                    if !(g == w || (g.is_nan() && w.is_nan())) {
+                        return Err(format!(
+                            "{at}: got {}, NumPy {}",
+                            show_bits(g),
+                            show_bits(w)
+                        ));
+                    }
+                }
+                "sum" | "mean" => {
+                    let exact = exact_case(xs, abs_sum);
+                    let bound = if *op == "sum" {
+                        (n + 2.0) * eps * abs_sum
+                    } else {
+                        (n + 2.0) * eps * abs_sum / n.max(1.0)
+                            + 3.0 * eps * w.to_f64().unwrap().abs()
+                    };
+                    check_close(&at, g, w, exact, bound)?;
+                    // Zeros only (or none): NumPy's sum starts from +0.
+                    if abs_sum == 0.0 && !w.is_nan() && !same_bits(g, w) {
+                        return Err(format!(
+                            "{at}: of zeros: got {}, NumPy {}",
+                            show_bits(g),
+                            show_bits(w)
+                        ));
+                    }
+                }
+                _ => {
+                    let abs_prod: f64 = xs.iter().map(|x| x.to_f64().unwrap().abs()).product();
+                    let exact = exact_case(xs, abs_prod);
+                    let bound = 2.0 * (n + 2.0) * eps * w.to_f64().unwrap().abs();
+                    check_close(&at, g, w, exact, bound)?;
+                    if !w.is_nan() && g.is_sign_negative() != w.is_sign_negative() {
+                        return Err(format!(
+                            "{at}: sign differs: got {}, NumPy {}",
+                            show_bits(g),
+                            show_bits(w)
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 fn run_case(cols: &[&str]) -> R {
     let (kind, dtype, rest) = match cols {
         [kind, dtype, rest @ ..] => (*kind, *dtype, rest),
@@ -1072,6 +1255,8 @@ fn run_case(cols: &[&str]) -> R {
         ("reduce", "f32") => run_reduce::<f32>(rest),
         ("dot", "f64") => run_dot::<f64>(rest),
         ("dot", "f32") => run_dot::<f32>(rest),
+        ("axis", "f64") => run_axis::<f64>(rest),
+        ("axis", "f32") => run_axis::<f32>(rest),
         _ => Err(format!("unknown case kind {kind:?} / dtype {dtype:?}")),
     }
 }

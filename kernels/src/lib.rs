@@ -47,6 +47,8 @@ pub mod ceiling;
 pub mod dispatch;
 mod generic;
 pub mod mem;
+pub mod par;
+pub mod pool;
 pub mod scalar;
 
 // Private on purpose: a tier's kernels are safe `fn`s that execute that tier's

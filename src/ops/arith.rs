@@ -10,7 +10,7 @@ use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
 use crate::dim::{broadcast_shapes, broadcast_strides};
 use crate::error::{Error, Result};
 use crate::{DType, Element};
-use ndsimd_kernels::{BinaryOp, KernelElement, Table, UnaryOp};
+use ndsimd_kernels::{par, BinaryOp, KernelElement, Table, UnaryOp};
 
 /// A right-hand operand: a scalar or an array view.
 pub enum Operand<'a, T: DType> {
@@ -149,6 +149,25 @@ fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
     }
 }
 
+/// Elements per piece below which an elementwise op stays on one thread (the pool's
+/// round trip costs about a microsecond; see docs/perf.md for the measurement).
+pub(crate) const PAR_MIN_ELEMS: usize = 1 << 14;
+
+/// Runs `f(range, out_piece)` over `out` cut into pieces on the pool when it is
+/// large enough to pay for the split, else once over the whole of it. Pieces start
+/// at multiples of 8 elements (whole cache lines for `f64` when `out` is aligned).
+#[inline]
+pub(crate) fn split<U: Send>(out: &mut [U], f: &(dyn Fn(std::ops::Range<usize>, &mut [U]) + Sync)) {
+    let pieces = par::pieces(out.len(), PAR_MIN_ELEMS);
+    if pieces <= 1 {
+        let n = out.len();
+        return f(0..n, out);
+    }
+    par::for_each_piece_mut(out, pieces, 8, &|start, piece| {
+        f(start..start + piece.len(), piece)
+    });
+}
+
 /// Shape equality without a `memcmp` call (shapes are a handful of entries).
 #[inline(always)]
 pub(crate) fn same_shape(a: &[usize], b: &[usize]) -> bool {
@@ -172,12 +191,12 @@ fn fast_binary<T: Element, S: Data<Elem = T>>(
     match b {
         Operand::Array(v) if same_shape(v.shape(), a.shape()) => {
             match (v.as_slice(), out.as_slice_mut()) {
-                (Some(y), Some(o)) => (op.vv)(x, y, o),
+                (Some(y), Some(o)) => split(o, &|r, piece| (op.vv)(&x[r.clone()], &y[r], piece)),
                 _ => return false,
             }
         }
         Operand::Scalar(s) => match out.as_slice_mut() {
-            Some(o) => (op.vs)(x, *s, o),
+            Some(o) => split(o, &|r, piece| (op.vs)(&x[r], *s, piece)),
             None => return false,
         },
         _ => return false,
@@ -346,7 +365,7 @@ fn unary_exec<T: Element>(
 ) {
     if a.is_standard_layout() && out.is_standard_layout() {
         if let (Some(x), Some(o)) = (a.as_slice(), out.as_slice_mut()) {
-            (op.map)(x, o);
+            split(o, &|r, piece| (op.map)(&x[r], piece));
             return;
         }
     }

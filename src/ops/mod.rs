@@ -1,6 +1,7 @@
 //! Computing operations: the run engine and the arithmetic built on it.
 
 pub(crate) mod arith;
+pub(crate) mod axis;
 mod compare;
 pub(crate) mod engine;
 mod fma;

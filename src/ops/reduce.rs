@@ -8,6 +8,7 @@
 use crate::array::{ArrayBase, Data};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::Element;
+use ndsimd_kernels::par;
 use std::borrow::Cow;
 
 fn contiguous<S: Data>(a: &ArrayBase<S>) -> Cow<'_, [S::Elem]> {
@@ -15,6 +16,76 @@ fn contiguous<S: Data>(a: &ArrayBase<S>) -> Cow<'_, [S::Elem]> {
         Some(s) => Cow::Borrowed(s),
         None => Cow::Owned(a.to_vec()),
     }
+}
+
+/// Elements per piece below which a reduction stays on one thread.
+const PAR_MIN_REDUCE: usize = 1 << 15;
+/// At most this many partial results (a stack array; `pieces` is ≤ 4×threads).
+const MAX_PIECES: usize = 64;
+
+/// `f` over `x` cut into pieces on the pool (one partial per piece, in piece
+/// order), or `None` when `x` is too small to split. Pieces start at multiples of
+/// 64 elements so each lies on whole cache lines of an aligned slice.
+fn partials<T: Element, R: Copy + Default + Send>(
+    x: &[T],
+    f: &(dyn Fn(&[T]) -> R + Sync),
+    parts: &mut [R; MAX_PIECES],
+) -> Option<usize> {
+    let p = par::pieces(x.len(), PAR_MIN_REDUCE).min(MAX_PIECES);
+    if p <= 1 {
+        return None;
+    }
+    let n = x.len();
+    par::for_each_piece_mut(&mut parts[..p], p, 1, &|i, slot| {
+        let r = par::piece_start(n, p, 64, i)..par::piece_start(n, p, 64, i + 1);
+        slot[0] = f(&x[r]);
+    });
+    Some(p)
+}
+
+/// The whole-slice kernel or its parallel form for `max`/`min`: partial extremes
+/// combine through the same kernel, which keeps the contract (the first NaN in
+/// index order is the first NaN of the first piece that has one; the zero rule
+/// holds over any grouping).
+fn extreme<T: Element>(x: &[T], k: fn(&[T]) -> Option<T>) -> Option<T> {
+    let mut parts = [None; MAX_PIECES];
+    match partials(x, &|p| k(p), &mut parts) {
+        None => k(x),
+        Some(p) => {
+            let vals: [T; MAX_PIECES] = std::array::from_fn(|i| parts[i].unwrap_or(T::zero()));
+            k(&vals[..p])
+        }
+    }
+}
+
+/// `argmax`/`argmin` on the pool: each piece's first extreme (or first NaN), then
+/// the first piece whose value wins.
+fn arg_extreme<T: Element>(
+    x: &[T],
+    k: fn(&[T]) -> Option<usize>,
+    better: fn(T, T) -> bool,
+) -> Option<usize> {
+    let mut parts = [None; MAX_PIECES];
+    let Some(p) = partials(x, &|piece| k(piece), &mut parts) else {
+        return k(x);
+    };
+    let n = x.len();
+    let mut best: Option<(usize, T)> = None;
+    for (i, part) in parts[..p].iter().enumerate() {
+        let Some(local) = part else { continue };
+        let at = par::piece_start(n, p, 64, i) + local;
+        let v = x[at];
+        best = match best {
+            None => Some((at, v)),
+            // A NaN wins and the earliest NaN stays; otherwise strictly better wins,
+            // so ties keep the earlier index.
+            Some((_, b)) if b.is_nan() => best,
+            Some(_) if v.is_nan() => Some((at, v)),
+            Some((_, b)) if better(v, b) => Some((at, v)),
+            keep => keep,
+        };
+    }
+    best.map(|(i, _)| i)
 }
 
 fn empty_error(op: &str, shape: &[usize]) -> Error {
@@ -28,9 +99,10 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// The sum of all elements; `0.0` for an empty array (NumPy's `sum`).
     ///
     /// Summed lane-parallel in a fixed order (the same on every CPU tier, so
-    /// the result is reproducible), within `(n/L + log2 L + 1)·ε·Σ|x|` of the
-    /// exact sum (`L` = 32 lanes for `f64`, 64 for `f32`) and exact on
-    /// integer-valued data that fits the mantissa.
+    /// the result is reproducible for a given thread count), within
+    /// `(n/L + log2 L + 1 + P)·ε·Σ|x|` of the exact sum (`L` = 32 lanes for
+    /// `f64`, 64 for `f32`; `P` ≤ 64 pieces when a large array is split over the
+    /// pool) and exact on integer-valued data that fits the mantissa.
     ///
     /// ```
     /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0, 3.5]);
@@ -40,7 +112,16 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     pub fn sum(&self) -> T {
         // The kernel's identity is -0.0; NumPy's sum starts from +0.0, and
         // `x + 0.0` differs from `x` only for `x = -0.0`.
-        (T::table().sum)(&contiguous(self)) + T::zero()
+        let x = contiguous(self);
+        let k = T::table().sum;
+        let mut parts = [T::zero(); MAX_PIECES];
+        let total = match partials(&x, &|p| k(p), &mut parts) {
+            None => k(&x),
+            // Piece sums added in piece order: a different grouping than one
+            // thread's, within the same error bound (documented above).
+            Some(p) => parts[..p].iter().fold(-T::zero(), |a, &b| a + b),
+        };
+        total + T::zero()
     }
 
     /// The product of all elements; `1.0` for an empty array.
@@ -74,7 +155,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert!(ndsimd::Array::<f64>::zeros(&[0]).max().is_err());
     /// ```
     pub fn max(&self) -> Result<T> {
-        (T::table().max)(&contiguous(self)).ok_or_else(|| empty_error("max", self.shape()))
+        extreme(&contiguous(self), T::table().max).ok_or_else(|| empty_error("max", self.shape()))
     }
 
     /// The smallest element: the first NaN if there is one, and `-0` under `+0`.
@@ -85,7 +166,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert_eq!(a.min().unwrap(), -2.0);
     /// ```
     pub fn min(&self) -> Result<T> {
-        (T::table().min)(&contiguous(self)).ok_or_else(|| empty_error("min", self.shape()))
+        extreme(&contiguous(self), T::table().min).ok_or_else(|| empty_error("min", self.shape()))
     }
 
     /// The row-major (flattened) index of the first largest element, or of the
@@ -97,7 +178,8 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert_eq!(a.t().argmax().unwrap(), 1); // [[1, 9], [2, 9]]
     /// ```
     pub fn argmax(&self) -> Result<usize> {
-        (T::table().argmax)(&contiguous(self)).ok_or_else(|| empty_error("argmax", self.shape()))
+        arg_extreme(&contiguous(self), T::table().argmax, |v, b| v > b)
+            .ok_or_else(|| empty_error("argmax", self.shape()))
     }
 
     /// The row-major index of the first smallest element, or of the first NaN.
@@ -108,7 +190,8 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert_eq!(a.argmin().unwrap(), 1);
     /// ```
     pub fn argmin(&self) -> Result<usize> {
-        (T::table().argmin)(&contiguous(self)).ok_or_else(|| empty_error("argmin", self.shape()))
+        arg_extreme(&contiguous(self), T::table().argmin, |v, b| v < b)
+            .ok_or_else(|| empty_error("argmin", self.shape()))
     }
 
     /// The dot product of two 1-D arrays of the same length (matrix products

@@ -19,6 +19,7 @@ Output (all under tests/data/fixtures/, which is wiped of *.npy first):
       fma        DTYPE  A      PRE_A B      PRE_B  C  PRE_C  OUT|error
       reduce     DTYPE  OP     IN    PRE    OUT|INDEX|error
       dot        DTYPE  A      PRE_A B      PRE_B  OUT|error
+      axis       DTYPE  OP     IN    PRE    AXIS   KEEPDIMS  OUT|error
 
   DTYPE is ``f64`` or ``f32``; OP is ``add``/``sub``/``mul``/``div``/``maximum``/
   ``minimum`` (broadcast), ``neg``/``abs``/``sqrt`` (unary), ``equal``/``not_equal``/
@@ -35,6 +36,14 @@ Output (all under tests/data/fixtures/, which is wiped of *.npy first):
   index for argmax/argmin; ``error`` where NumPy raises (max/min/argmax/argmin of an
   empty array).  ``prod`` runs only on data whose product cannot overflow or
   underflow in any order of the multiplications.
+  axis: OP (``sum``/``prod``/``mean``/``max``/``min``/``argmax``/``argmin``) along
+  AXIS (an integer, negative counting from the end) with KEEPDIMS ``true``/``false``.
+  OUT is NumPy's result array; for argmax/argmin it holds the indices along the axis
+  as float64 (the fixtures hold float and bool files only).  ``error`` where NumPy
+  raises (an axis out of range; max/min/argmax/argmin along an empty axis), and, by
+  ndsimd's contract, for every axis of a 0-d array: NumPy's sum/prod/max/min/argmax/
+  argmin accept axis 0 and -1 there as a legacy special case (its mean raises).
+  ``prod`` runs on data whose products cannot overflow or underflow in any order.
   dot: the 1-D dot product; OUT ``error`` follows ndsimd's contract (both operands 1-D
   and of one length), which is narrower than NumPy's ``dot``.
   PRE is applied to the loaded input before the operation under test, to feed it a
@@ -1069,6 +1078,100 @@ def gen_dot():
         dot_case(sum_values((3, 4), d), "T", sum_values((4,), d), "-", dt)
 
 
+# ---------------------------------------------------------------------- axis reductions
+
+
+def axis_case(op, a, pre, axis, keepdims, dt):
+    f = save(a, "ax")
+    A = apply_pre(a, pre)
+    kd = "true" if keepdims else "false"
+    if A.ndim == 0:
+        out = "error"  # ndsimd's contract (NumPy's legacy 0-d axis=0/-1 is not kept)
+    else:
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                r = np.asarray(REDUCE[op](A, axis=axis, keepdims=keepdims))
+        except (ValueError, IndexError):
+            out = "error"
+        else:
+            if op.startswith("arg"):
+                assert r.dtype == np.intp
+                r = r.astype(np.float64)
+            else:
+                assert r.dtype == DT[dt], (op, r.dtype)
+            out = save(r, "ax")
+    add_line("axis", dt, op, f, pre, axis, kd, out)
+
+
+def axis_all(a, pre, dt, ops):
+    """Every op along every axis: the positive form without keepdims, the negative
+    form with keepdims."""
+    ndim = apply_pre(a, pre).ndim
+    for ax in range(ndim):
+        for op in ops:
+            axis_case(op, a, pre, ax, False, dt)
+            axis_case(op, a, pre, ax - ndim, True, dt)
+
+
+def gen_axis():
+    sums = ("sum", "mean")
+    extremes = ("max", "min", "argmax", "argmin")
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        # Every axis of ranks 1..=4, contiguous and not (transposed, permuted, sliced
+        # with steps, reversed); runs shorter and longer than the slab threshold (16).
+        for shape, pre in [
+            ((7,), "-"), ((9,), "slice:::-1"),
+            ((3, 5), "-"), ((4, 5), "T"), ((6, 33), "slice:::2,::-1"), ((20, 3), "-"),
+            ((2, 3, 4), "-"), ((2, 3, 4), "permute:1,2,0"), ((3, 4, 20), "slice::,1:,::-1"),
+            ((2, 3, 2, 3), "-"), ((2, 3, 2, 3), "T|slice:1:,::-1"),
+            ((2, 2, 3, 17), "permute:3,0,2,1"),
+        ]:
+            axis_all(sum_values(shape, d), pre, dt, sums)
+            axis_all(prod_values(shape, d), pre, dt, ("prod",))
+            axis_all(values(shape, d), pre, dt, extremes)
+        # Integer data: exact sums, and many ties for argmax/argmin.
+        for shape, pre in [((5, 40), "-"), ((40, 5), "T"), ((3, 4, 18), "permute:2,0,1")]:
+            axis_all(int_values(shape, d), pre, dt, sums)
+            axis_all(int_values(shape, d, -3, 3), pre, dt, extremes)
+        # Runs longer than a band (2048 elements); f32 only, to keep the files small.
+        if dt == "f32":
+            a = sum_values((3, 2100), d)
+            for op, ax in (("sum", 0), ("max", 0), ("argmin", 0), ("sum", -1)):
+                axis_case(op, a, "-", ax, False, dt)
+            for op in ("max", "argmax"):
+                axis_case(op, values((3, 2100), d), "-", 0, False, dt)
+        # NaNs: several along each axis, the first one wins for argmax/argmin.
+        v = sum_values((5, 20), d, 0.0)
+        nans = edge_values(d)[[4, 5, 6]]
+        for i, (r, c) in enumerate([(3, 1), (1, 1), (0, 5), (4, 5), (2, 7), (2, 19), (4, 0)]):
+            v[r, c] = nans[i % 3]
+        axis_all(v, "-", dt, extremes + sums)
+        axis_all(v, "T", dt, extremes)
+        axis_all(v, "slice:::-1,::-2", dt, extremes)
+        # Signed zeros and infinities.
+        z = np.array([0.0, -0.0], d)[rng.integers(0, 2, 60)].reshape(3, 20)
+        axis_all(z, "-", dt, tuple(REDUCE))
+        axis_all(z, "T", dt, ("max", "min", "sum"))
+        inf = sum_values((4, 18), d, 0.0)
+        inf[[0, 1, 2, 3, 1], [2, 2, 5, 5, 17]] = [np.inf, -np.inf, -np.inf, -np.inf, np.inf]
+        axis_all(inf, "-", dt, extremes + sums)
+        # Size 0: along the empty axis sum 0, prod 1, mean NaN, the rest raise; along
+        # another axis an empty result.
+        for shape, pre in [((0,), "-"), ((3, 0), "-"), ((2, 0, 4), "-"), ((0, 0), "-"),
+                           ((4, 3), "slice:2:2"), ((2, 3, 4), "slice::,3:,::-1")]:
+            axis_all(np.zeros(shape, d), pre, dt, tuple(REDUCE))
+        # Errors: axes out of range, and a 0-d array.
+        a = sum_values((2, 3), d)
+        for ax in (2, -3, 5):
+            for op in ("sum", "argmax"):
+                axis_case(op, a, "-", ax, False, dt)
+        for op in REDUCE:
+            axis_case(op, np.array(1.5, d), "-", 0, False, dt)
+            axis_case(op, np.array(1.5, d), "-", -1, True, dt)
+
+
 # ------------------------------------------------------------------------ format files
 
 
@@ -1132,6 +1235,7 @@ def main():
     gen_reduce()
     gen_dot()
     gen_format()
+    gen_axis()  # last: the cases above keep their random draws and file names
     header = [
         "# NumPy differential fixtures, generated by tests/data/gen_fixtures.py",
         "# with NumPy %s; see that script for the column layout. Do not edit." % np.__version__,

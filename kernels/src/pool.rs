@@ -1,0 +1,527 @@
+//! The persistent helper pool that parallel operations run on (DESIGN §3).
+//!
+//! One global pool, started lazily by the first parallel [`run`]: it has
+//! [`num_threads`] participants, the calling thread plus `num_threads() - 1` helper
+//! threads named `ndsimd-worker-N`. The size comes from the `NDSIMD_NUM_THREADS`
+//! environment variable when it holds an integer ≥ 1, else from
+//! [`std::thread::available_parallelism`]; [`set_num_threads`] changes it at run time
+//! and [`with_threads`] caps it for a scope on the current thread.
+//!
+//! # How a job runs
+//!
+//! [`run`] builds the job descriptor (the closure, the caller's run of chunks, a panic
+//! slot) on its own stack. The chunks are split into one contiguous run per
+//! participant, each a `next..end` pair of counters, so that a participant gets the
+//! same chunks (and keeps their data in its own cache) from one job to the next. Each
+//! helper owns a cache-padded slot holding a state (`IDLE`, `POSTED`, `TAKEN`), a job
+//! pointer and its run; the caller sets every run, stores the pointer, marks the slots
+//! `POSTED` and unparks the helpers (one atomic swap when a helper is awake), then
+//! works too. A participant claims chunks from its own run with `fetch_add` until it
+//! is exhausted, then steals from the other runs the same way, one chunk at a time;
+//! so a fast participant takes more, and a helper that wakes late finds its run done.
+//!
+//! When the caller runs out of chunks it retires each posted helper: a helper that has
+//! not yet claimed its slot (`POSTED` → `IDLE` succeeds) is cancelled and never sees the
+//! job; one that has (`TAKEN`) is waited for (spin, then yield) until it stores `IDLE`,
+//! which is its last access to the job. Only then does `run` return and the job's stack
+//! frame go away. This is the one piece of `unsafe`: helpers reach the caller's job
+//! through a pointer whose lifetime is erased, which is sound because the caller does
+//! not return (nor unwind) before every helper that took the job has left it.
+//!
+//! After a job a helper spins for a window ([`set_spin_micros`], default 200 µs) watching
+//! its slot, then parks; back-to-back jobs thus skip the wake-up. Nothing is allocated
+//! per job: the descriptor lives on the caller's stack and the slots are static.
+//!
+//! # Robustness
+//!
+//! - A [`run`] from inside a job (on the caller or on a helper) runs inline on the
+//!   calling thread, so nested parallel code cannot deadlock.
+//! - The pool runs one job at a time. A [`run`] from another user thread while it is
+//!   busy runs inline on that thread (a try-lock, never a wait): every caller gets
+//!   correct results and no caller blocks on another.
+//! - A panic in a chunk is caught on whichever participant ran it; the other chunks
+//!   still run, and once all participants are done the first payload is re-raised on
+//!   the caller with [`std::panic::resume_unwind`]. The pool stays usable.
+//! - Helpers are detached threads: they never keep the process alive, and nothing
+//!   joins them at exit.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::hint::spin_loop;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::thread;
+use std::time::Instant;
+
+use crossbeam_utils::sync::{Parker, Unparker};
+use crossbeam_utils::CachePadded;
+
+/// The largest pool size; [`set_num_threads`] clamps to it.
+pub const MAX_THREADS: usize = 512;
+const MAX_HELPERS: usize = MAX_THREADS - 1;
+
+/// How many `spin_loop`s the caller spends waiting for a helper before it yields.
+const WAIT_SPINS: u32 = 1 << 12;
+
+/// Default spin window of a helper after a job, in nanoseconds.
+const DEFAULT_SPIN_NS: u64 = 200_000;
+
+// Slot states.
+const IDLE: u8 = 0;
+const POSTED: u8 = 1;
+const TAKEN: u8 = 2;
+
+/// Pool size (participants, caller included); 0 until first read.
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+/// How long a helper spins after a job before parking.
+static SPIN_NS: AtomicU64 = AtomicU64::new(DEFAULT_SPIN_NS);
+/// Held by the one caller whose job is on the pool.
+static BUSY: AtomicBool = AtomicBool::new(false);
+/// Helpers spawned so far; `SLOTS[..SPAWNED]` are set.
+static SPAWNED: AtomicUsize = AtomicUsize::new(0);
+/// Serialises spawning.
+static SPAWN_LOCK: Mutex<()> = Mutex::new(());
+/// Helper `i`'s slot, leaked once it is spawned.
+static SLOTS: [AtomicPtr<CachePadded<Slot>>; MAX_HELPERS] =
+    [const { AtomicPtr::new(ptr::null_mut()) }; MAX_HELPERS];
+
+thread_local! {
+    /// True while this thread runs chunks of a job (always true on helpers).
+    static IN_JOB: Cell<bool> = const { Cell::new(false) };
+    /// The [`with_threads`] cap of this thread; 0 when there is none.
+    static LIMIT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A participant's run of chunks, `next..end`, claimed one at a time by its owner and
+/// by thieves alike.
+struct Run {
+    next: AtomicUsize,
+    end: AtomicUsize,
+}
+
+impl Run {
+    const fn new() -> Self {
+        Run {
+            next: AtomicUsize::new(0),
+            end: AtomicUsize::new(0),
+        }
+    }
+
+    fn set(&self, start: usize, end: usize) {
+        self.next.store(start, Ordering::Relaxed);
+        self.end.store(end, Ordering::Relaxed);
+    }
+
+    /// Claims and runs chunks of this run until none is left.
+    fn drain(&self, f: &(dyn Fn(usize) + Sync)) {
+        let end = self.end.load(Ordering::Relaxed);
+        // A load first, so an exhausted run costs no write to its owner's line.
+        while self.next.load(Ordering::Relaxed) < end {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= end {
+                return;
+            }
+            f(i);
+        }
+    }
+}
+
+/// What a helper and the caller share about one helper: one cache line.
+struct Slot {
+    /// `IDLE`, `POSTED` (by the caller) or `TAKEN` (by the helper).
+    state: AtomicU8,
+    /// True while the helper is parked (or about to be); diagnostics only.
+    sleeping: AtomicBool,
+    /// Set by the caller before it posts; read by the helper after it takes.
+    job: AtomicPtr<Job<'static>>,
+    /// The helper's own run of the current job.
+    run: Run,
+    unparker: Unparker,
+}
+
+/// A job: lives on the caller's stack for the duration of [`run`].
+struct Job<'a> {
+    f: &'a (dyn Fn(usize) + Sync),
+    /// Participants: the caller (0) and helpers `0..helpers` (1..=helpers).
+    helpers: usize,
+    /// The caller's own run.
+    run: CachePadded<Run>,
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+}
+
+impl Job<'_> {
+    fn run_of(&self, participant: usize) -> &Run {
+        match participant {
+            0 => &self.run,
+            p => &slot(p - 1).run,
+        }
+    }
+
+    /// Participant `me` drains its own run, then steals from the others' in turn,
+    /// catching panics (the first payload is kept) and going on after one. When it
+    /// returns every chunk has been claimed (and those it claimed have run).
+    fn work(&self, me: usize) {
+        loop {
+            match catch_unwind(AssertUnwindSafe(|| self.drain_all(me))) {
+                Ok(()) => return,
+                Err(payload) => {
+                    let mut first = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+                    if first.is_none() {
+                        *first = Some(payload);
+                    }
+                }
+            }
+        }
+    }
+
+    fn drain_all(&self, me: usize) {
+        let n = self.helpers + 1;
+        // A run's counter only grows, so one pass over all runs claims every chunk.
+        for k in 0..n {
+            let p = if me + k < n { me + k } else { me + k - n };
+            self.run_of(p).drain(self.f);
+        }
+    }
+}
+
+/// Marks the current thread as inside a job until dropped (restoring the old mark).
+struct InJob(bool);
+
+impl InJob {
+    fn enter() -> Self {
+        InJob(IN_JOB.replace(true))
+    }
+}
+
+impl Drop for InJob {
+    fn drop(&mut self) {
+        IN_JOB.set(self.0);
+    }
+}
+
+/// Releases the pool when dropped.
+struct Busy;
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        BUSY.store(false, Ordering::Release);
+    }
+}
+
+/// Retires the first `posted` helpers when dropped: cancels those that have not taken
+/// the job and waits until those that have are done with it. Dropped before the job,
+/// also when unwinding, so no helper can see the job after it is gone.
+struct Retire {
+    posted: usize,
+}
+
+impl Drop for Retire {
+    fn drop(&mut self) {
+        for i in 0..self.posted {
+            let s = slot(i);
+            match s
+                .state
+                .compare_exchange(POSTED, IDLE, Ordering::Acquire, Ordering::Acquire)
+            {
+                // Cancelled: the helper never saw the job. Or never posted / done.
+                Ok(_) | Err(IDLE) => {}
+                Err(_) => {
+                    // Spin (a helper is usually a chunk away), then yield: a helper
+                    // may be preempted when threads outnumber cores.
+                    let mut spins = 0u32;
+                    while s.state.load(Ordering::Acquire) != IDLE {
+                        if spins < WAIT_SPINS {
+                            spins += 1;
+                            spin_loop();
+                        } else {
+                            thread::yield_now();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Helper `i`'s slot; `i < SPAWNED`.
+fn slot(i: usize) -> &'static Slot {
+    let p = SLOTS[i].load(Ordering::Acquire);
+    debug_assert!(!p.is_null());
+    // SAFETY: slot pointers come from `Box::leak` in `spawn_helpers` and are stored
+    // before `SPAWNED` covers their index; callers only ask for `i < SPAWNED`, which
+    // they read with `Acquire`, so `p` is a valid, never-freed `Slot`.
+    unsafe { &*p }
+}
+
+/// The pool size from the environment, or the machine.
+fn default_threads() -> usize {
+    std::env::var("NDSIMD_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n >= 1)
+        .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(MAX_THREADS)
+}
+
+/// The number of participants of the pool (the caller plus its helpers).
+///
+/// This is the pool's size as last set by [`set_num_threads`], or the default
+/// (`NDSIMD_NUM_THREADS` when it is an integer ≥ 1, else
+/// [`std::thread::available_parallelism`]). It ignores [`with_threads`]; see
+/// [`current_num_threads`] for what a job started here would get.
+pub fn num_threads() -> usize {
+    match THREADS.load(Ordering::Relaxed) {
+        0 => {
+            let n = default_threads();
+            match THREADS.compare_exchange(0, n, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => n,
+                Err(set) => set,
+            }
+        }
+        n => n,
+    }
+}
+
+/// The most participants a [`run`] started on this thread now would use: 1 inside a
+/// job (nested runs are inline), else [`num_threads`] capped by [`with_threads`].
+/// (A run may still use fewer: when the pool is busy with another thread's job it
+/// runs inline.) Parallel drivers size their splits with this.
+pub fn current_num_threads() -> usize {
+    if IN_JOB.get() {
+        return 1;
+    }
+    let n = num_threads();
+    match LIMIT.get() {
+        0 => n,
+        cap => n.min(cap),
+    }
+}
+
+/// Sets the pool size (participants, the caller included) from now on; takes effect
+/// at the next [`run`].
+///
+/// `n` is clamped to `1..=MAX_THREADS`: 0 means 1 (every job inline). Growing spawns
+/// the missing helpers at the next run; shrinking leaves the surplus helpers idle
+/// (parked, never posted to) until the pool grows again. A job already running keeps
+/// the participants it started with.
+pub fn set_num_threads(n: usize) {
+    THREADS.store(n.clamp(1, MAX_THREADS), Ordering::Relaxed);
+}
+
+/// Runs `f` with the jobs started on this thread capped at `n` participants (`n` = 0
+/// is taken as 1; 1 runs every job inline on this thread). The innermost call wins;
+/// the previous cap comes back when `f` returns or unwinds. The cap applies to this
+/// thread only and never grows the pool beyond [`num_threads`].
+pub fn with_threads<R>(n: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LIMIT.set(self.0);
+        }
+    }
+    let _restore = Restore(LIMIT.replace(n.max(1)));
+    f()
+}
+
+/// Sets how long a helper spins (watching for the next job) after a job before it
+/// parks, in microseconds; default 200. 0 parks at once. Spinning helpers notice a
+/// change at once.
+pub fn set_spin_micros(us: u64) {
+    SPIN_NS.store(us.saturating_mul(1000), Ordering::Relaxed);
+}
+
+/// The spin window set by [`set_spin_micros`], in microseconds.
+pub fn spin_micros() -> u64 {
+    SPIN_NS.load(Ordering::Relaxed) / 1000
+}
+
+/// How many helper threads exist (spawned so far, idle ones included).
+pub fn spawned_helpers() -> usize {
+    SPAWNED.load(Ordering::Acquire)
+}
+
+/// How many helpers are parked right now (a racy snapshot, for tests and
+/// diagnostics).
+pub fn parked_helpers() -> usize {
+    (0..spawned_helpers())
+        .filter(|&i| slot(i).sleeping.load(Ordering::Relaxed))
+        .count()
+}
+
+/// Calls `f(i)` exactly once for each `i` in `0..chunks`, spread over the calling
+/// thread and the pool's helpers, and returns when all calls are done.
+///
+/// Chunks are claimed dynamically (an atomic counter), in increasing order of `i`
+/// overall but with no promise about which thread runs which chunk; split the work
+/// into at least [`current_num_threads`] chunks (a few times more evens out late
+/// helpers). Runs inline on the calling thread when `chunks` ≤ 1, inside a job, under
+/// `with_threads(1, ..)`, with a pool of 1, or while the pool runs another thread's
+/// job.
+///
+/// # Panics
+///
+/// If `f` panics, the remaining chunks still run (on the pool; an inline run stops at
+/// the panic), then the first panic's payload is resumed on the caller.
+pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+    let want = current_num_threads().min(chunks);
+    // A run counter overshoots its end by at most one claim per participant and pass.
+    if want <= 1 || chunks > usize::MAX / 2 {
+        return run_inline(chunks, f);
+    }
+    if BUSY
+        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
+        return run_inline(chunks, f);
+    }
+    let _busy = Busy;
+    let helpers = ensure_helpers(want - 1);
+    if helpers == 0 {
+        return run_inline(chunks, f);
+    }
+
+    // Participant p owns chunks bounds(p)..bounds(p + 1), the same ones from job to
+    // job of the same shape, so each keeps its part of the data in its own cache.
+    let n = helpers + 1;
+    let bounds = |p: usize| chunks / n * p + p.min(chunks % n);
+    let job = Job {
+        f,
+        helpers,
+        run: CachePadded::new(Run::new()),
+        panic: Mutex::new(None),
+    };
+    job.run.set(0, bounds(1));
+    // Declared after `job`, so dropped (waiting for the helpers) before it.
+    let retire = Retire { posted: helpers };
+    // Every run is set before any helper is posted: a helper steals from the others.
+    for i in 0..helpers {
+        slot(i).run.set(bounds(i + 1), bounds(i + 2));
+    }
+    let job_ptr = &job as *const Job<'_> as *mut Job<'static>;
+    for i in 0..helpers {
+        let s = slot(i);
+        s.job.store(job_ptr, Ordering::Relaxed);
+        s.state.store(POSTED, Ordering::Release);
+        s.unparker.unpark();
+    }
+    {
+        let _in_job = InJob::enter();
+        job.work(0);
+    }
+    drop(retire);
+    let payload = job
+        .panic
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    drop(_busy);
+    if let Some(payload) = payload {
+        resume_unwind(payload);
+    }
+}
+
+fn run_inline(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+    let _in_job = InJob::enter();
+    for i in 0..chunks {
+        f(i);
+    }
+}
+
+/// Makes sure `n` helpers exist (spawning the missing ones) and returns how many of
+/// them can be used (fewer when the OS refuses a thread).
+fn ensure_helpers(n: usize) -> usize {
+    let have = SPAWNED.load(Ordering::Acquire);
+    if have >= n {
+        return n;
+    }
+    spawn_helpers(n)
+}
+
+#[cold]
+fn spawn_helpers(n: usize) -> usize {
+    let _lock = SPAWN_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut have = SPAWNED.load(Ordering::Acquire);
+    while have < n.min(MAX_HELPERS) {
+        let parker = Parker::new();
+        let slot: &'static CachePadded<Slot> = Box::leak(Box::new(CachePadded::new(Slot {
+            state: AtomicU8::new(IDLE),
+            sleeping: AtomicBool::new(false),
+            job: AtomicPtr::new(ptr::null_mut()),
+            run: Run::new(),
+            unparker: parker.unparker().clone(),
+        })));
+        let index = have;
+        let spawned = thread::Builder::new()
+            .name(format!("ndsimd-worker-{}", have + 1))
+            .spawn(move || helper_main(slot, index, parker));
+        if spawned.is_err() {
+            break; // `slot` stays leaked: a few bytes, once
+        }
+        SLOTS[have].store(
+            slot as *const CachePadded<Slot> as *mut _,
+            Ordering::Release,
+        );
+        have += 1;
+        SPAWNED.store(have, Ordering::Release);
+    }
+    have.min(n)
+}
+
+fn helper_main(slot: &'static Slot, index: usize, parker: Parker) {
+    IN_JOB.set(true);
+    loop {
+        wait_for_post(slot, &parker);
+        if slot
+            .state
+            .compare_exchange(POSTED, TAKEN, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            continue; // cancelled: the caller finished the job alone
+        }
+        let job = slot.job.load(Ordering::Relaxed);
+        // SAFETY: the caller stored `job` before posting (`Release`, paired with the
+        // `Acquire` of our POSTED → TAKEN), it points at a `Job` on the caller's stack,
+        // and the caller's `Retire` guard does not let that frame go (neither by return
+        // nor by unwinding) until it sees this slot go back to IDLE, which we store only
+        // after our last access to the job. The erased lifetime of `f` is covered the
+        // same way: `f` outlives the job.
+        let job = unsafe { &*job };
+        job.work(index + 1);
+        slot.state.store(IDLE, Ordering::Release);
+    }
+}
+
+/// Returns once the slot is `POSTED`: spins for the spin window, then parks.
+fn wait_for_post(slot: &Slot, parker: &Parker) {
+    let start = Instant::now();
+    let mut n: u32 = 0;
+    loop {
+        if slot.state.load(Ordering::Acquire) == POSTED {
+            return;
+        }
+        if n & 63 == 0 {
+            if start.elapsed().as_nanos() as u64 >= SPIN_NS.load(Ordering::Relaxed) {
+                break;
+            }
+            if n & 4095 == 0 && n != 0 {
+                // Let a runnable user thread have this core now and then.
+                thread::yield_now();
+            }
+        }
+        n = n.wrapping_add(1);
+        spin_loop();
+    }
+    loop {
+        slot.sleeping.store(true, Ordering::Relaxed);
+        // The caller stores POSTED before it unparks, and an unpark before `park`
+        // makes `park` return at once, so no post is missed.
+        if slot.state.load(Ordering::Acquire) != POSTED {
+            parker.park();
+        }
+        slot.sleeping.store(false, Ordering::Relaxed);
+        if slot.state.load(Ordering::Acquire) == POSTED {
+            return;
+        }
+    }
+}

@@ -1,0 +1,432 @@
+//! The helper pool: every chunk exactly once, stress from several user threads,
+//! nesting, panics, run-time resizing, scoped caps and the spin window.
+//!
+//! The pool is global, so every test takes `LOCK` first and sets the size it needs:
+//! the tests of this binary then run one at a time against the pool (the user threads
+//! they start still share it, which is the point of the stress test).
+
+use std::collections::HashSet;
+use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, Once};
+use std::thread::{self, ThreadId};
+use std::time::{Duration, Instant};
+
+use ndsimd_kernels::pool::{
+    current_num_threads, num_threads, parked_helpers, run, set_num_threads, set_spin_micros,
+    spawned_helpers, spin_micros, with_threads,
+};
+
+static LOCK: Mutex<()> = Mutex::new(());
+
+/// Serialises the tests and resets the pool to 3 participants, default spin.
+fn setup() -> MutexGuard<'static, ()> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        // Keep the planted panics quiet; anything else reaches the default hook.
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.payload().downcast_ref::<Boom>().is_none() {
+                default(info);
+            }
+        }));
+    });
+    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    set_num_threads(3);
+    set_spin_micros(200);
+    guard
+}
+
+/// The payload of the planted panics.
+#[derive(Debug, PartialEq)]
+struct Boom(usize);
+
+/// xorshift64*
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Runs `chunks` chunks and asserts each ran exactly once.
+fn check_once(chunks: usize) {
+    let counts: Vec<AtomicU32> = (0..chunks).map(|_| AtomicU32::new(0)).collect();
+    run(chunks, &|i| {
+        counts[i].fetch_add(1, Ordering::Relaxed);
+    });
+    for (i, c) in counts.iter().enumerate() {
+        assert_eq!(c.load(Ordering::Relaxed), 1, "chunk {i} of {chunks}");
+    }
+}
+
+/// Deadline for the waits below: generous, so emulators and loaded CI pass; a
+/// broken pool fails the test instead of hanging it.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Runs `n` chunks that each wait until all `n` have started, so it returns only if
+/// `n` distinct threads took part; returns their ids and names.
+fn rendezvous(n: usize) -> Vec<(ThreadId, Option<String>)> {
+    let started = AtomicUsize::new(0);
+    let seen = Mutex::new(Vec::new());
+    run(n, &|_| {
+        let me = thread::current();
+        seen.lock()
+            .unwrap()
+            .push((me.id(), me.name().map(str::to_owned)));
+        started.fetch_add(1, Ordering::SeqCst);
+        let t0 = Instant::now();
+        while started.load(Ordering::SeqCst) < n {
+            assert!(
+                t0.elapsed() < PATIENCE,
+                "only {} of {n} participants came",
+                started.load(Ordering::SeqCst)
+            );
+            thread::yield_now();
+        }
+    });
+    seen.into_inner().unwrap()
+}
+
+/// A buffer that chunks write disjoint parts of, non-atomically.
+struct Shared(*mut u64, usize);
+// SAFETY: chunks write disjoint ranges (checked by the callers' index math), and the
+// pool makes those writes visible to the caller before `run` returns.
+unsafe impl Sync for Shared {}
+impl Shared {
+    /// # Safety
+    /// No two live calls may cover the same range.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn range(&self, lo: usize, hi: usize) -> &mut [u64] {
+        assert!(lo <= hi && hi <= self.1);
+        // SAFETY: in bounds (asserted), disjoint by the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(lo), hi - lo) }
+    }
+}
+
+/// A job of `chunks` chunks over `len` elements: each chunk writes its range
+/// non-atomically; returns whether every element holds its expected value.
+fn fill_job(len: usize, chunks: usize, salt: u64) -> bool {
+    let mut out = vec![0u64; len];
+    let shared = Shared(out.as_mut_ptr(), len);
+    run(chunks, &|c| {
+        let (lo, hi) = (c * len / chunks, (c + 1) * len / chunks);
+        // SAFETY: the ranges of different chunks are disjoint.
+        let part = unsafe { shared.range(lo, hi) };
+        for (k, x) in part.iter_mut().enumerate() {
+            *x = ((lo + k) as u64).wrapping_mul(salt) ^ c as u64;
+        }
+    });
+    (0..chunks).all(|c| {
+        let (lo, hi) = (c * len / chunks, (c + 1) * len / chunks);
+        (lo..hi).all(|i| out[i] == (i as u64).wrapping_mul(salt) ^ c as u64)
+    })
+}
+
+#[test]
+fn every_chunk_runs_exactly_once() {
+    let _g = setup();
+    for chunks in 0..=1000 {
+        check_once(chunks);
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for threads in [1, 2, 3, 4, 7] {
+        set_num_threads(threads);
+        for _ in 0..200 {
+            check_once(rng.below(5000) as usize);
+        }
+        check_once(100_000);
+    }
+}
+
+#[test]
+fn zero_and_one_chunk() {
+    let _g = setup();
+    run(0, &|_| panic!("no chunk to run"));
+    let me = thread::current().id();
+    let hits = AtomicU32::new(0);
+    run(1, &|i| {
+        assert_eq!(i, 0);
+        assert_eq!(thread::current().id(), me);
+        hits.fetch_add(1, Ordering::Relaxed);
+    });
+    assert_eq!(hits.into_inner(), 1);
+}
+
+#[test]
+fn helpers_take_part_and_are_named() {
+    let _g = setup();
+    set_num_threads(4);
+    let seen = rendezvous(4);
+    let me = thread::current().id();
+    let ids: HashSet<_> = seen.iter().map(|s| s.0).collect();
+    assert_eq!(ids.len(), 4);
+    assert!(ids.contains(&me));
+    for (id, name) in &seen {
+        if *id != me {
+            let name = name.as_deref().unwrap_or("");
+            assert!(name.starts_with("ndsimd-worker-"), "helper named {name:?}");
+        }
+    }
+    assert!(spawned_helpers() >= 3);
+}
+
+#[test]
+fn stress_from_several_user_threads() {
+    let _g = setup();
+    let failures = AtomicUsize::new(0);
+    let jobs = AtomicUsize::new(0);
+    thread::scope(|s| {
+        for t in 0..4u64 {
+            let (failures, jobs) = (&failures, &jobs);
+            s.spawn(move || {
+                let mut rng = Rng(0x1234_5678 + t * 0x9E37_79B9);
+                for _ in 0..2500 {
+                    let len = rng.below(4096) as usize;
+                    let chunks = 1 + rng.below(48) as usize;
+                    let ok = match rng.below(8) {
+                        // A nested job inside each chunk.
+                        0 => {
+                            let total = AtomicU64::new(0);
+                            run(chunks, &|c| {
+                                run(5, &|k| {
+                                    total.fetch_add((c * 5 + k) as u64, Ordering::Relaxed);
+                                })
+                            });
+                            let n = (chunks * 5) as u64;
+                            total.into_inner() == n * (n - 1) / 2
+                        }
+                        // Under a cap.
+                        1 => with_threads(2, || fill_job(len, chunks, rng.next() | 1)),
+                        _ => fill_job(len, chunks, rng.next() | 1),
+                    };
+                    if !ok {
+                        failures.fetch_add(1, Ordering::Relaxed);
+                    }
+                    jobs.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert_eq!(jobs.into_inner(), 10_000);
+    assert_eq!(failures.into_inner(), 0);
+}
+
+#[test]
+fn nested_runs_are_inline() {
+    let _g = setup();
+    let counts: Vec<AtomicU32> = (0..8 * 50 * 3).map(|_| AtomicU32::new(0)).collect();
+    run(8, &|i| {
+        let outer = thread::current().id();
+        assert_eq!(current_num_threads(), 1);
+        run(50, &|j| {
+            assert_eq!(thread::current().id(), outer);
+            run(3, &|k| {
+                assert_eq!(thread::current().id(), outer);
+                counts[(i * 50 + j) * 3 + k].fetch_add(1, Ordering::Relaxed);
+            });
+        });
+    });
+    assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+    // Nested inside a job that really runs on several threads.
+    set_num_threads(2);
+    let started = AtomicUsize::new(0);
+    let inner = AtomicU32::new(0);
+    run(2, &|_| {
+        started.fetch_add(1, Ordering::SeqCst);
+        let t0 = Instant::now();
+        while started.load(Ordering::SeqCst) < 2 {
+            assert!(t0.elapsed() < PATIENCE);
+            thread::yield_now();
+        }
+        run(100, &|_| {
+            inner.fetch_add(1, Ordering::Relaxed);
+        });
+    });
+    assert_eq!(inner.into_inner(), 200);
+    assert_eq!(current_num_threads(), 2);
+}
+
+#[test]
+fn panic_reaches_caller_after_other_chunks_and_pool_recovers() {
+    let _g = setup();
+    for round in 0..50 {
+        let counts: Vec<AtomicU32> = (0..100).map(|_| AtomicU32::new(0)).collect();
+        let bad = round % 100;
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            run(100, &|i| {
+                counts[i].fetch_add(1, Ordering::Relaxed);
+                if i == bad {
+                    panic_any(Boom(i));
+                }
+            })
+        }));
+        let payload = r.expect_err("the panic must reach the caller");
+        assert_eq!(payload.downcast_ref::<Boom>(), Some(&Boom(bad)));
+        assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+        assert!(fill_job(1000, 7, 3 + round as u64));
+    }
+
+    // Every chunk panics: the first payload comes back, all chunks still ran.
+    let ran = AtomicU32::new(0);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        run(64, &|i| {
+            ran.fetch_add(1, Ordering::Relaxed);
+            panic_any(Boom(i));
+        })
+    }));
+    assert!(r.unwrap_err().downcast_ref::<Boom>().is_some());
+    assert_eq!(ran.into_inner(), 64);
+
+    // A panic on a helper specifically (both chunks wait for each other, so the
+    // helper runs one of them).
+    set_num_threads(2);
+    let me = thread::current().id();
+    let started = AtomicUsize::new(0);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        run(2, &|_| {
+            started.fetch_add(1, Ordering::SeqCst);
+            let t0 = Instant::now();
+            while started.load(Ordering::SeqCst) < 2 {
+                assert!(t0.elapsed() < PATIENCE);
+                thread::yield_now();
+            }
+            if thread::current().id() != me {
+                panic_any(Boom(777));
+            }
+        })
+    }));
+    assert_eq!(r.unwrap_err().downcast_ref::<Boom>(), Some(&Boom(777)));
+    assert_eq!(rendezvous(2).len(), 2);
+    assert!(fill_job(10_000, 16, 5));
+
+    // An inline run propagates the panic too, and the cap comes back after it.
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        with_threads(1, || run(4, &|i| panic_any(Boom(i))))
+    }));
+    assert_eq!(r.unwrap_err().downcast_ref::<Boom>(), Some(&Boom(0)));
+    assert_eq!(current_num_threads(), 2);
+}
+
+#[test]
+fn set_num_threads_at_run_time() {
+    let _g = setup();
+    for n in [1, 2, 5, 3, 1, 4, 2] {
+        set_num_threads(n);
+        assert_eq!(num_threads(), n);
+        assert_eq!(current_num_threads(), n);
+        // Growing really adds participants.
+        assert_eq!(rendezvous(n).len(), n);
+        // Shrinking really removes them.
+        let ids = Mutex::new(HashSet::new());
+        run(64, &|_| {
+            ids.lock().unwrap().insert(thread::current().id());
+            thread::sleep(Duration::from_micros(50));
+        });
+        assert!(ids.into_inner().unwrap().len() <= n);
+        assert!(fill_job(5000, 13, n as u64 | 1));
+    }
+    set_num_threads(0);
+    assert_eq!(num_threads(), 1);
+
+    // Resizing while another user thread runs jobs.
+    let stop = AtomicBool::new(false);
+    thread::scope(|s| {
+        s.spawn(|| {
+            let mut n = 1;
+            while !stop.load(Ordering::Relaxed) {
+                n = n % 4 + 1;
+                set_num_threads(n);
+                thread::sleep(Duration::from_micros(100));
+            }
+        });
+        let mut rng = Rng(42);
+        for _ in 0..2000 {
+            let len = rng.below(3000) as usize;
+            assert!(fill_job(len, 1 + rng.below(20) as usize, rng.next() | 1));
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+}
+
+#[test]
+fn with_threads_caps_and_nests() {
+    let _g = setup();
+    let me = thread::current().id();
+    with_threads(1, || {
+        assert_eq!(current_num_threads(), 1);
+        run(100, &|_| assert_eq!(thread::current().id(), me));
+        // An inner cap wins, and never goes beyond the pool.
+        with_threads(2, || {
+            assert_eq!(current_num_threads(), 2);
+            assert_eq!(rendezvous(2).len(), 2);
+        });
+        with_threads(64, || assert_eq!(current_num_threads(), 3));
+        assert_eq!(current_num_threads(), 1);
+        run(100, &|_| assert_eq!(thread::current().id(), me));
+    });
+    assert_eq!(current_num_threads(), 3);
+    with_threads(2, || {
+        let ids = Mutex::new(HashSet::new());
+        run(64, &|_| {
+            ids.lock().unwrap().insert(thread::current().id());
+            thread::sleep(Duration::from_micros(50));
+        });
+        assert!(ids.into_inner().unwrap().len() <= 2);
+        assert!(fill_job(4096, 9, 11));
+        with_threads(1, || assert!(fill_job(4096, 9, 13)));
+        assert_eq!(current_num_threads(), 2);
+    });
+    // with_threads(0) is with_threads(1); the cap is per thread.
+    with_threads(0, || {
+        assert_eq!(current_num_threads(), 1);
+        thread::scope(|s| {
+            s.spawn(|| assert_eq!(current_num_threads(), 3));
+        });
+    });
+    assert_eq!(with_threads(2, || 7), 7);
+}
+
+/// Waits until `cond` holds, failing after `PATIENCE`.
+fn eventually(what: &str, cond: impl Fn() -> bool) {
+    let t0 = Instant::now();
+    while !cond() {
+        assert!(t0.elapsed() < PATIENCE, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn spin_window_then_park() {
+    let _g = setup();
+    assert_eq!(spin_micros(), 200);
+    // No spinning: helpers park right after each job, and every job wakes them.
+    set_spin_micros(0);
+    assert_eq!(rendezvous(3).len(), 3);
+    eventually("all helpers parked", || {
+        parked_helpers() == spawned_helpers()
+    });
+    for i in 0..300 {
+        assert!(fill_job(2000, 3, i | 1));
+    }
+    assert_eq!(rendezvous(3).len(), 3);
+
+    // A long window: the two helpers of the last job stay awake...
+    set_spin_micros(60_000_000);
+    assert_eq!(rendezvous(3).len(), 3);
+    thread::sleep(Duration::from_millis(20));
+    assert!(parked_helpers() <= spawned_helpers() - 2);
+    // ...until the window shrinks: spinning helpers see the change.
+    set_spin_micros(0);
+    eventually("spinning helpers parked", || {
+        parked_helpers() == spawned_helpers()
+    });
+    set_spin_micros(200);
+    assert!(fill_job(10_000, 8, 17));
+}
