@@ -828,3 +828,38 @@ fn parallel_elementwise_matches_one_thread() {
             .all(|(p, q)| p.to_bits() == q.to_bits()));
     }
 }
+
+/// A broadcast over a large standard-layout output is cut into whole runs for the
+/// pool: rows, columns and a 3-D mix give the same bits as one thread and as the
+/// index-by-index reference.
+#[test]
+fn parallel_broadcast_matches_reference() {
+    use ndsimd::kernels::pool::with_threads;
+    let mut rng = Rng(2024);
+    for (sa, sb) in [
+        (vec![700usize, 300], vec![300usize]),
+        (vec![700, 300], vec![700, 1]),
+        (vec![40, 50, 60], vec![50, 1]),
+        (vec![3, 70_000], vec![1, 70_000]),
+    ] {
+        let na: usize = sa.iter().product();
+        let nb: usize = sb.iter().product();
+        let a = Array::from_shape_vec(&sa, (0..na).map(|_| rng.value()).collect()).unwrap();
+        let b = Array::from_shape_vec(&sb, (0..nb).map(|_| rng.value()).collect()).unwrap();
+        let (shape, want) = reference(&a.view(), &b.view(), |x, y| x - y).unwrap();
+        let many = a.sub(&b).unwrap();
+        let one = with_threads(1, || a.sub(&b).unwrap());
+        assert_eq!(many.shape(), &shape[..]);
+        check(&many.to_vec(), &want, "parallel broadcast");
+        check(&one.to_vec(), &want, "one-thread broadcast");
+        let cmp = a.less(&b).unwrap();
+        let wantc: Vec<bool> =
+            reference(&a.view(), &b.view(), |x, y| if x < y { 1.0 } else { 0.0 })
+                .unwrap()
+                .1
+                .iter()
+                .map(|&v| v == 1.0)
+                .collect();
+        assert_eq!(cmp.to_vec(), wantc);
+    }
+}

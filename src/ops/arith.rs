@@ -236,7 +236,7 @@ fn binary_exec<T: Element>(
 /// The engine of every two-input elementwise operation: `call` receives each run
 /// of the two inputs (as slices or constants) and the matching output slice.
 pub(crate) fn zip_exec<T: DType, U: DType>(
-    call: impl Fn(Src<'_, T>, Src<'_, T>, &mut [U]),
+    call: impl Fn(Src<'_, T>, Src<'_, T>, &mut [U]) + Sync,
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
     out: &mut ArrayBase<impl DataMut<Elem = U>>,
@@ -278,11 +278,31 @@ pub(crate) fn zip_exec<T: DType, U: DType>(
         return;
     };
     let (len, [so, sta, stb]) = plan.run();
+    let out_standard = out.is_standard_layout();
     let od = out.data.storage_mut();
     let mut ba = [T::default(); BLOCK];
     let mut bb = [T::default(); BLOCK];
     let mut bo = [U::default(); BLOCK];
     let direct_run = so == 1 && (sta == 0 || sta == 1) && (stb == 0 || stb == 1);
+    // A standard-layout output holds run k at `out_off + k * len`: cut it into
+    // pieces of whole runs for the pool (a row broadcast over a big matrix).
+    let runs = plan.runs();
+    let total = runs * len;
+    if direct_run && runs >= 2 && out_standard && par::pieces(total, PAR_MIN_ELEMS) > 1 {
+        let pieces = par::pieces(total, PAR_MIN_ELEMS);
+        let o = &mut od[out_off..out_off + total];
+        let (plan, pa, pb, call) = (&plan, &pa, &pb, &call);
+        par::for_each_piece_mut(o, pieces, len, &|start, piece| {
+            let (r0, r1) = (start / len, (start + piece.len()) / len);
+            plan.for_each_run_in(r0, r1, |[oo, oa, ob]| {
+                let at = oo - out_off - start;
+                let ia = src(pa.data, oa as isize, sta, len, &mut []);
+                let ib = src(pb.data, ob as isize, stb, len, &mut []);
+                call(ia, ib, &mut piece[at..at + len]);
+            });
+        });
+        return;
+    }
     plan.for_each_run(|[oo, oa, ob]| {
         if direct_run {
             let ia = src(pa.data, oa as isize, sta, len, &mut []);

@@ -112,13 +112,41 @@ impl<const K: usize> Plan<K> {
         )
     }
 
+    /// How many runs the plan has.
+    pub(crate) fn runs(&self) -> usize {
+        self.shape[..self.ndim - 1].iter().product()
+    }
+
     /// Calls `f` with each operand's offset at the start of every run.
-    pub(crate) fn for_each_run(&self, mut f: impl FnMut([usize; K])) {
+    pub(crate) fn for_each_run(&self, f: impl FnMut([usize; K])) {
+        self.for_each_run_in(0, self.runs(), f)
+    }
+
+    /// [`for_each_run`](Self::for_each_run) for runs `r0..r1` only (in row-major
+    /// order of the outer axes), so disjoint ranges can go to different workers.
+    pub(crate) fn for_each_run_in(&self, r0: usize, r1: usize, mut f: impl FnMut([usize; K])) {
+        if r0 >= r1 {
+            return;
+        }
         let outer = self.ndim - 1;
         let mut idx = [0usize; MAX_NDIM];
         let mut off = self.offsets;
+        // Decompose r0 into the outer odometer, last outer axis fastest.
+        let mut rem = r0;
+        for ax in (0..outer).rev() {
+            idx[ax] = rem % self.shape[ax];
+            rem /= self.shape[ax];
+            for k in 0..K {
+                off[k] += self.strides[k][ax] * idx[ax] as isize;
+            }
+        }
+        let mut left = r1 - r0;
         loop {
             f(off.map(|o| o as usize));
+            left -= 1;
+            if left == 0 {
+                return;
+            }
             let mut ax = outer;
             loop {
                 if ax == 0 {
@@ -190,6 +218,20 @@ mod tests {
         let p = Plan::new(&[4], [3, 0], [&[-1], &[1]]).unwrap();
         assert_eq!(p.run(), (4, [1, -1]));
         assert_eq!(runs(&p), vec![[0, 3]]);
+    }
+
+    #[test]
+    fn run_ranges_partition_the_runs() {
+        let p = Plan::new(&[3, 4, 5], [0, 0], [&[20, 5, 1], &[0, 0, 1]]).unwrap();
+        assert_eq!(p.runs(), 12);
+        let all = runs(&p);
+        for r0 in 0..=12 {
+            for r1 in r0..=12 {
+                let mut v = Vec::new();
+                p.for_each_run_in(r0, r1, |o| v.push(o));
+                assert_eq!(v, all[r0..r1].to_vec());
+            }
+        }
     }
 
     #[test]
