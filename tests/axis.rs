@@ -659,3 +659,79 @@ fn index_array_api() {
         "[1, 0, 1]"
     );
 }
+
+/// Every op along every axis of `v`, as bits: values for sum..min, indices for
+/// argmax/argmin.
+fn all_ops_bits(v: &ArrayView<'_, f64>) -> Vec<(String, Vec<u64>)> {
+    let mut out = Vec::new();
+    for k in 0..v.ndim() as isize {
+        let vals = |name: &str, r: Array<f64>| {
+            (
+                format!("{name}_axis({k})"),
+                r.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            )
+        };
+        let idx = |name: &str, r: IndexArray| {
+            (
+                format!("{name}_axis({k})"),
+                r.as_slice().iter().map(|&i| i as u64).collect::<Vec<_>>(),
+            )
+        };
+        out.push(vals("sum", v.sum_axis(k, false).unwrap()));
+        out.push(vals("prod", v.prod_axis(k, false).unwrap()));
+        out.push(vals("mean", v.mean_axis(k, true).unwrap()));
+        out.push(vals("max", v.max_axis(k, false).unwrap()));
+        out.push(vals("min", v.min_axis(k, false).unwrap()));
+        out.push(idx("argmax", v.argmax_axis(k, false).unwrap()));
+        out.push(idx("argmin", v.argmin_axis(k, true).unwrap()));
+    }
+    out
+}
+
+/// Large inputs go parallel on the pool; every op along every axis must give the
+/// same bits on one thread as on the default pool (output pieces are disjoint and
+/// each output element is reduced in an order that does not depend on the split).
+#[test]
+fn parallel_matches_one_thread_bit_for_bit() {
+    let mut rng = Rng(0x05ee_da11);
+    for shape in [
+        vec![512, 1024],
+        vec![1024, 512],
+        vec![64, 128, 64],
+        vec![40000, 3],
+    ] {
+        let len: usize = shape.iter().product();
+        let mut data: Vec<f64> = (0..len).map(|_| value(&mut rng, Vals::Prod)).collect();
+        // NaNs of two payloads and ±0 scattered, plus whole columns of zeros of
+        // mixed signs so the max/min zero-sign repair runs.
+        for _ in 0..len / 500 {
+            let at = rng.below(len);
+            data[at] = [f64::NAN, nan_with(0x123), 0.0, -0.0][rng.below(4)];
+        }
+        let last = *shape.last().unwrap();
+        for (i, x) in data.iter_mut().enumerate() {
+            if i % last == 1 {
+                *x = if (i / last) % 3 == 0 { 0.0 } else { -0.0 };
+            }
+        }
+        let a = Array::from_shape_vec(&shape, data).unwrap();
+        let t = a.t();
+        let stepped = a.slice(s![..;1, ..;2]).ok();
+        let mut views = vec![("standard", a.view()), ("transposed", t)];
+        if let (2, Some(st)) = (shape.len(), stepped.as_ref()) {
+            views.push(("stepped", st.view()));
+        }
+        for (layout, v) in &views {
+            let one = ndsimd::with_threads(1, || all_ops_bits(v));
+            let many = all_ops_bits(v);
+            for ((name, x), (_, y)) in one.iter().zip(&many) {
+                let first = x.iter().zip(y).position(|(p, q)| p != q);
+                assert!(
+                    first.is_none() && x.len() == y.len(),
+                    "{layout} {shape:?} {name}: 1 thread and {} threads differ at {first:?}",
+                    ndsimd::num_threads()
+                );
+            }
+        }
+    }
+}

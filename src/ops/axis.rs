@@ -28,8 +28,15 @@
 //!   path.
 //!
 //! Every unit of work (a chunk of output positions for the lane paths, one band of one
-//! output row for the slab path) writes only its own disjoint piece of the output, so
-//! the serial drivers here can be split across workers without changing any result.
+//! output row for the slab path) writes only its own disjoint piece of the output, and
+//! every output element is reduced in an order fixed by the path alone, never by where
+//! a unit begins. So when the input has at least `PAR_MIN_INPUT` (32Ki) elements per
+//! piece, the output is cut into disjoint pieces run on the pool
+//! ([`ndsimd_kernels::par`]): runs of lanes, or, on the slab path, bands of at least
+//! `SLAB_MIN_OUT` (512) columns
+//! (a leading axis with fewer output rows than workers is split into column bands,
+//! each band folding all `n` slabs in axis order). The results are bit-identical
+//! for any number of threads.
 //!
 //! # Results, against NumPy and the whole-array reductions
 //!
@@ -57,7 +64,7 @@
 use crate::array::{filled_vec, normalize_axis, Array, ArrayBase, ArrayView, Data};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::{DType, Element};
-use ndsimd_kernels::{BinaryOp, Table};
+use ndsimd_kernels::{par, BinaryOp, Table};
 use std::ops::Range;
 
 /// Elements per accumulator band on the slab path (16 KiB of `f64`: the band, and the
@@ -482,9 +489,46 @@ fn arg_band<T: Element>(
     }
 }
 
-/// The serial slab driver: every (output row, band) unit in order. `band` gets the
-/// row's input offset, the band's columns, and the band's slice of the output.
-fn drive_slabs<O>(g: &Geometry, out: &mut [O], band: impl Fn(isize, Range<usize>, &mut [O])) {
+/// Input elements per piece of work below which an axis reduction stays on the
+/// calling thread (as the whole-array reductions' threshold).
+const PAR_MIN_INPUT: usize = 1 << 15;
+
+/// Output pieces start at multiples of this many elements, so neighbouring workers
+/// do not write into the same cache line.
+const PAR_ALIGN: usize = 16;
+
+/// The fewest output elements per piece on the slab path: narrower bands make
+/// each of the `n` slabs a short strided read and a kernel call for few elements.
+const SLAB_MIN_OUT: usize = 512;
+
+/// Cuts `out` (whose every element reduces `n` input elements) into pieces on the
+/// pool when the input is large enough, and calls `f(start, piece)` for each, where
+/// `start` is the piece's first output position; else once over the whole of it.
+/// Every output element is computed the same way whatever piece it falls in, so
+/// results do not depend on the number of threads. No piece is given fewer than
+/// `min_out` output elements.
+fn split_out<O: Send>(
+    out: &mut [O],
+    n: usize,
+    min_out: usize,
+    f: &(dyn Fn(usize, &mut [O]) + Sync),
+) {
+    let pieces =
+        par::pieces(out.len().saturating_mul(n), PAR_MIN_INPUT).min(out.len() / min_out.max(1));
+    par::for_each_piece_mut(out, pieces, PAR_ALIGN, f);
+}
+
+/// The slab driver: the output positions are cut into pieces across the pool (see
+/// [`split_out`]); within a piece, every (output row, band of at most [`BAND`]
+/// columns) unit it covers in order. When there are fewer output rows than workers
+/// (e.g. a leading axis), the pieces are bands of columns of one row, each folding
+/// all `n` slabs in axis order. `band` gets the row's input offset, the band's
+/// columns, and the band's slice of the output.
+fn drive_slabs<O: Send>(
+    g: &Geometry,
+    out: &mut [O],
+    band: impl Fn(isize, Range<usize>, &mut [O]) + Sync,
+) {
     let (run, _) = g.run();
     let outer = Geometry {
         n: g.n,
@@ -493,20 +537,37 @@ fn drive_slabs<O>(g: &Geometry, out: &mut [O], band: impl Fn(isize, Range<usize>
         dims: g.dims[..g.dims.len() - 1].to_vec(),
         strides: g.strides[..g.strides.len() - 1].to_vec(),
     };
-    for (p, row) in out.chunks_mut(run).enumerate() {
-        let row_off = outer.offset_of(p);
-        for (b, piece) in row.chunks_mut(BAND).enumerate() {
-            let c0 = b * BAND;
-            band(row_off, c0..c0 + piece.len(), piece);
+    split_out(out, g.n, SLAB_MIN_OUT, &|start, mut piece| {
+        // Position `start` is column `c0` of output row `p`.
+        let (mut p, mut c0) = (start / run, start % run);
+        while !piece.is_empty() {
+            let row_off = outer.offset_of(p);
+            let take = (run - c0).min(piece.len());
+            let (row, rest) = piece.split_at_mut(take);
+            for (b, chunk) in row.chunks_mut(BAND).enumerate() {
+                let c = c0 + b * BAND;
+                band(row_off, c..c + chunk.len(), chunk);
+            }
+            piece = rest;
+            p += 1;
+            c0 = 0;
         }
-    }
+    });
 }
 
-/// The serial lane driver: chunks of [`LANE_CHUNK`] output positions in order.
-fn drive_lanes<T: Element, O>(g: &Geometry, data: &[T], out: &mut [O], lane: impl Fn(&[T]) -> O) {
-    for (c, chunk) in out.chunks_mut(LANE_CHUNK).enumerate() {
-        lanes_chunk(g, data, c * LANE_CHUNK, chunk, &lane);
-    }
+/// The lane driver: the output positions cut into pieces across the pool (see
+/// [`split_out`]), each reduced in chunks of [`LANE_CHUNK`] positions.
+fn drive_lanes<T: Element, O: Send>(
+    g: &Geometry,
+    data: &[T],
+    out: &mut [O],
+    lane: impl Fn(&[T]) -> O + Sync,
+) {
+    split_out(out, g.n, PAR_ALIGN, &|start, piece| {
+        for (c, chunk) in piece.chunks_mut(LANE_CHUNK).enumerate() {
+            lanes_chunk(g, data, start + c * LANE_CHUNK, chunk, &lane);
+        }
+    });
 }
 
 /// The output shape: `shape` without `axis`, or with it set to 1 under `keepdims`.
