@@ -7,6 +7,10 @@
 //! For the allocating forms the anchor is the idiomatic Rust `iter().map().collect()`
 //! (baseline target), which also allocates.
 //!
+//! The first table runs on one thread (`with_threads(1, ..)`); a second one runs
+//! the large rows on the whole pool against the ceiling loop split over the pool
+//! the same way, i.e. the machine's multi-core bandwidth measured in the same run.
+//!
 //! Ours and the anchor alternate sample by sample so a drift in the machine's speed
 //! hits both; we report medians, the spread of our samples ((max-min)/2 over the
 //! median), and anchor time / our time. Every result is checked before timing.
@@ -151,6 +155,103 @@ impl Runner {
 type Reduction<'a> = (&'static str, Box<dyn Fn() -> f64 + 'a>, f64);
 
 pub fn run(opts: &Options) {
+    // The single-thread table: every kernel against its one-core ceiling.
+    ndsimd::with_threads(1, || single(opts));
+    let threads = ndsimd::num_threads();
+    if threads > 1 {
+        parallel(opts, threads);
+    }
+}
+
+/// The pool's table: large ops on every thread against the same ceiling loops
+/// split over the same pool (the machine's `threads`-core bandwidth).
+fn parallel(opts: &Options, threads: usize) {
+    let c = ceilings();
+    println!();
+    println!(
+        "{threads} threads (the pool). anchor: 'ceiling×{threads}' = the ceiling loop split over the pool the same way"
+    );
+    println!(
+        "{:<20} {:>8} {:>12} {:>7} {:>8}  {:<10} {:>12} {:>6}",
+        "op", "n", "ns/op", "spread", "GB/s", "anchor", "anchor ns", "ratio"
+    );
+    let mut r = Runner {
+        samples: if opts.quick { 5 } else { 11 },
+        filter: opts.filter.clone(),
+        rows: Vec::new(),
+    };
+    let anchor = format!("ceiling×{threads}");
+    for n in [1 << 14, 1 << 18, 1 << 22] {
+        let a = fresh(data(n, 1));
+        let b = fresh(data(n, 2));
+        let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut scratch = fresh(vec![0.0f64; n]).into_vec();
+        if r.wants("par add_into") {
+            a.add_into(&b, &mut out).unwrap();
+            let want: Vec<f64> = sa.iter().zip(sb).map(|(x, y)| x + y).collect();
+            same(out.as_slice().unwrap(), &want, "par add_into");
+            let pieces = ndsimd::kernels::par::pieces(n, 1 << 14);
+            r.row(
+                "par add_into",
+                n,
+                24 * n,
+                &anchor,
+                &mut || a.add_into(&b, black_box(&mut out)).unwrap(),
+                &mut || {
+                    ndsimd::kernels::par::for_each_piece_mut(
+                        black_box(&mut scratch),
+                        pieces,
+                        8,
+                        &|start, piece| {
+                            let e = start + piece.len();
+                            (c.read2_write1_f64)(&sa[start..e], &sb[start..e], piece)
+                        },
+                    )
+                },
+            );
+        }
+        if r.wants("par sum") {
+            let exact: f64 = sa.iter().sum();
+            assert!(
+                (a.sum() - exact).abs() <= n as f64 * f64::EPSILON * exact,
+                "bench par sum"
+            );
+            let pieces = ndsimd::kernels::par::pieces(n, 1 << 15).min(64);
+            let mut parts = [0u64; 64];
+            r.row(
+                "par sum",
+                n,
+                8 * n,
+                &anchor,
+                &mut || {
+                    black_box(a.sum());
+                },
+                &mut || {
+                    ndsimd::kernels::par::for_each_piece_mut(
+                        &mut parts[..pieces],
+                        pieces,
+                        1,
+                        &|i, slot| {
+                            let p0 = ndsimd::kernels::par::piece_start(n, pieces, 64, i);
+                            let p1 = ndsimd::kernels::par::piece_start(n, pieces, 64, i + 1);
+                            slot[0] = (c.read_f64)(&sa[p0..p1]);
+                        },
+                    );
+                    black_box(parts.iter().fold(0, |x, y| x ^ y));
+                },
+            );
+        }
+    }
+    if let Some((name, worst)) = r.rows.iter().min_by(|x, y| x.1.partial_cmp(&y.1).unwrap()) {
+        println!(
+            "{} rows; lowest ratio (anchor time / ours): {worst:.2} ({name})",
+            r.rows.len()
+        );
+    }
+}
+
+fn single(opts: &Options) {
     let info = ndsimd::info();
     let c = ceilings();
     println!(
