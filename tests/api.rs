@@ -1,6 +1,9 @@
 //! The array API's contracts: constructors, introspection, views sharing data,
 //! and bad input answered by an `Error` (never a panic, never a wrong shape).
 
+mod common;
+
+use common::Rng;
 use ndsimd::{s, Array, Error, NewAxis, SliceArg};
 
 #[test]
@@ -144,19 +147,6 @@ fn each_error_kind_names_what_went_wrong() {
     let big = Array::<f64>::zeros(&[0, 1]);
     let b1 = big.slice(s![.., ..]).unwrap();
     assert_eq!(b1.add(&b1).unwrap().shape(), &[0, 1]);
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn int(&mut self, lo: isize, hi: isize) -> isize {
-        lo + (self.next() % (hi - lo + 1) as u64) as isize
-    }
 }
 
 /// Random slicing, reshaping and arithmetic through the `Result` API: every call

@@ -2,110 +2,33 @@
 //! layouts (transposed, sliced, reversed), in every form: allocating, `_into` a
 //! strided output, in place, and the operators.
 
+mod common;
+
+use common::{Layout, Rng};
 use ndsimd::{Array, ArrayView, Error, SliceArg};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn value(&mut self) -> f64 {
-        const EDGE: [f64; 8] = [
-            0.0,
-            -0.0,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            5e-324,
-            f64::MAX,
-            -1.0,
-        ];
-        if self.below(8) == 0 {
-            EDGE[self.below(EDGE.len())]
-        } else {
-            (self.below(2001) as f64 - 1000.0) / 8.0
-        }
+/// A random value, one in eight an IEEE edge case.
+fn value(rng: &mut Rng) -> f64 {
+    const EDGE: [f64; 8] = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        5e-324,
+        f64::MAX,
+        -1.0,
+    ];
+    if rng.below(8) == 0 {
+        EDGE[rng.below(EDGE.len())]
+    } else {
+        (rng.below(2001) as f64 - 1000.0) / 8.0
     }
 }
 
-/// A recipe for a view of a given shape inside a bigger buffer: the base array's
-/// shape (axes permuted), the permutation back, and the slice.
-struct Layout {
-    base: Array<f64>,
-    perm: Vec<usize>,
-    args: Vec<SliceArg>,
-}
-
-impl Layout {
-    fn random(rng: &mut Rng, shape: &[usize]) -> Layout {
-        let n = shape.len();
-        let mut args = Vec::new();
-        let mut base_shape = Vec::new();
-        for &len in shape {
-            let step = [1isize, 1, 2, -1, -3][rng.below(5)];
-            let pad = rng.below(3);
-            let span = if len == 0 {
-                0
-            } else {
-                (len - 1) * step.unsigned_abs() + 1
-            };
-            let blen = span + pad;
-            base_shape.push(blen);
-            let arg = if len == 0 {
-                SliceArg::Slice {
-                    start: Some(0),
-                    stop: Some(0),
-                    step: 1,
-                }
-            } else if step > 0 {
-                let start = rng.below(pad + 1) as isize;
-                SliceArg::Slice {
-                    start: Some(start),
-                    stop: Some(start + span as isize),
-                    step,
-                }
-            } else {
-                let start = (blen - 1 - rng.below(pad + 1)) as isize;
-                let stop = start - span as isize;
-                SliceArg::Slice {
-                    start: Some(start),
-                    stop: if stop < 0 { None } else { Some(stop) },
-                    step,
-                }
-            };
-            args.push(arg);
-        }
-        // Store the base with its axes in a random order.
-        let mut perm: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            perm.swap(i, rng.below(i + 1));
-        }
-        let stored: Vec<usize> = perm.iter().map(|&p| base_shape[p]).collect();
-        let size: usize = stored.iter().product();
-        let base =
-            Array::from_shape_vec(&stored, (0..size).map(|_| rng.value()).collect()).unwrap();
-        // Axis p of the stored base is logical axis perm[p]; invert.
-        let mut inv = vec![0; n];
-        for (p, &q) in perm.iter().enumerate() {
-            inv[q] = p;
-        }
-        Layout {
-            base,
-            perm: inv,
-            args,
-        }
-    }
-
-    fn view(&self) -> ArrayView<'_, f64> {
-        let v = self.base.permute_axes(&self.perm).unwrap();
-        v.slice_move(&self.args[..]).unwrap()
-    }
+/// A random strided view of `shape`: steps 1, 2, -1, -3, padding, permuted storage.
+fn random_layout(rng: &mut Rng, shape: &[usize]) -> Layout<f64> {
+    Layout::new(rng, shape, &[1, 1, 2, -1, -3], 2, true, value)
 }
 
 fn random_shape(rng: &mut Rng, max_rank: usize) -> Vec<usize> {
@@ -241,8 +164,8 @@ fn broadcasting_every_form_matches_reference() {
         } else {
             (sb, sa)
         };
-        let la = Layout::random(&mut rng, &sa);
-        let lb = Layout::random(&mut rng, &sb);
+        let la = random_layout(&mut rng, &sa);
+        let lb = random_layout(&mut rng, &sb);
         let (a, b) = (la.view(), lb.view());
         let (name, f) = OPS[case % 4];
         let what = format!("case {case}: {name} {sa:?} {sb:?}");
@@ -262,7 +185,7 @@ fn broadcasting_every_form_matches_reference() {
                 check(&got.to_vec(), &want, &what);
 
                 // Into a strided, reversed output view.
-                let lo = Layout::random(&mut rng, &shape);
+                let lo = random_layout(&mut rng, &shape);
                 let mut obase = lo.base.clone();
                 {
                     let mut ov = obase
@@ -329,9 +252,9 @@ fn scalars_on_either_side() {
     let mut rng = Rng(7);
     for _ in 0..200 {
         let shape = random_shape(&mut rng, 4);
-        let l = Layout::random(&mut rng, &shape);
+        let l = random_layout(&mut rng, &shape);
         let a = l.view();
-        let s = rng.value();
+        let s = value(&mut rng);
         let want: Vec<f64> = a.iter().map(|&x| x - s).collect();
         check(&a.sub(s).unwrap().to_vec(), &want, "a - s");
         check(&(&a - s).to_vec(), &want, "a - s op");
@@ -492,7 +415,7 @@ fn maximum_minimum_broadcast_bit_exact() {
         let sa = random_shape(&mut rng, 4);
         let sb = compatible(&mut rng, &sa);
         let (sa, sb) = if case % 2 == 0 { (sa, sb) } else { (sb, sa) };
-        let (la, lb) = (Layout::random(&mut rng, &sa), Layout::random(&mut rng, &sb));
+        let (la, lb) = (random_layout(&mut rng, &sa), random_layout(&mut rng, &sb));
         let (a, b) = (la.view(), lb.view());
         for (name, f) in [
             ("maximum", np_maximum as fn(f64, f64) -> f64),
@@ -534,9 +457,9 @@ fn comparisons_broadcast_with_nan_rules() {
     for case in 0..400 {
         let sa = random_shape(&mut rng, 4);
         let sb = compatible(&mut rng, &sa);
-        let (la, lb) = (Layout::random(&mut rng, &sa), Layout::random(&mut rng, &sb));
+        let (la, lb) = (random_layout(&mut rng, &sa), random_layout(&mut rng, &sb));
         let (a, b) = (la.view(), lb.view());
-        let s = rng.value();
+        let s = value(&mut rng);
         for (name, f) in ops {
             let run = |x: &ArrayView<f64>, y: ndsimd::Operand<f64>| -> Array<bool> {
                 let y = match y {
@@ -604,13 +527,13 @@ fn sqrt_and_mul_add_on_strided_views() {
     for _ in 0..300 {
         let shape = random_shape(&mut rng, 4);
         let (l1, l2) = (
-            Layout::random(&mut rng, &shape),
-            Layout::random(&mut rng, &shape),
+            random_layout(&mut rng, &shape),
+            random_layout(&mut rng, &shape),
         );
         let (a, b) = (l1.view(), l2.view());
         let want: Vec<f64> = a.iter().map(|x| x.sqrt()).collect();
         check(&a.sqrt().to_vec(), &want, "sqrt");
-        let s = rng.value();
+        let s = value(&mut rng);
         let got = a.mul_add(&b, s).unwrap();
         let want: Vec<f64> = a
             .iter()
@@ -646,7 +569,7 @@ fn reductions_on_any_layout() {
     let mut rng = Rng(4242);
     for _ in 0..400 {
         let shape = random_shape(&mut rng, 4);
-        let l = Layout::random(&mut rng, &shape);
+        let l = random_layout(&mut rng, &shape);
         let a = l.view();
         let v = a.to_vec();
         if v.is_empty() {
@@ -800,8 +723,8 @@ fn parallel_elementwise_matches_one_thread() {
     use ndsimd::kernels::pool::with_threads;
     let n = 200_003;
     let mut rng = Rng(31337);
-    let a = Array::from_vec((0..n).map(|_| rng.value()).collect());
-    let b = Array::from_vec((0..n).map(|_| rng.value()).collect());
+    let a = Array::from_vec((0..n).map(|_| value(&mut rng)).collect());
+    let b = Array::from_vec((0..n).map(|_| value(&mut rng)).collect());
     let one = with_threads(1, || {
         (
             a.div(&b).unwrap(),
@@ -844,8 +767,8 @@ fn parallel_broadcast_matches_reference() {
     ] {
         let na: usize = sa.iter().product();
         let nb: usize = sb.iter().product();
-        let a = Array::from_shape_vec(&sa, (0..na).map(|_| rng.value()).collect()).unwrap();
-        let b = Array::from_shape_vec(&sb, (0..nb).map(|_| rng.value()).collect()).unwrap();
+        let a = Array::from_shape_vec(&sa, (0..na).map(|_| value(&mut rng)).collect()).unwrap();
+        let b = Array::from_shape_vec(&sb, (0..nb).map(|_| value(&mut rng)).collect()).unwrap();
         let (shape, want) = reference(&a.view(), &b.view(), |x, y| x - y).unwrap();
         let many = a.sub(&b).unwrap();
         let one = with_threads(1, || a.sub(&b).unwrap());

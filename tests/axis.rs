@@ -8,20 +8,10 @@
 //! within `(n + 2)·ε·Σ|x|` of an `f64` reference (prod: relatively), and exact on
 //! integer data.
 
-use ndsimd::{s, Array, ArrayView, Element, Error, IndexArray, SliceArg};
+mod common;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::{Layout, Rng};
+use ndsimd::{s, Array, ArrayView, Element, Error, IndexArray};
 
 /// What values a test array holds.
 #[derive(Clone, Copy, Debug)]
@@ -68,84 +58,16 @@ fn value<T: Element>(rng: &mut Rng, vals: Vals) -> T {
     T::from_f64(x).unwrap()
 }
 
-/// A view of a given shape inside a bigger buffer: the base stored with its axes
-/// permuted, the permutation back, and a slice with steps (negative included).
-struct Layout<T: Element> {
-    base: Array<T>,
-    perm: Vec<usize>,
-    args: Vec<SliceArg>,
-}
-
-impl<T: Element> Layout<T> {
-    /// `kind` 0: standard layout; 1: permuted storage; 2: sliced with steps and
-    /// padding; 3: both.
-    fn new(rng: &mut Rng, shape: &[usize], kind: usize, vals: Vals) -> Self {
-        let n = shape.len();
-        let (permute, slice) = (kind & 1 != 0, kind & 2 != 0);
-        let mut args = Vec::new();
-        let mut base_shape = Vec::new();
-        for &len in shape {
-            let step = if slice {
-                [1isize, 2, -1, -3][rng.below(4)]
-            } else {
-                1
-            };
-            let pad = if slice { rng.below(3) } else { 0 };
-            let span = if len == 0 {
-                0
-            } else {
-                (len - 1) * step.unsigned_abs() + 1
-            };
-            let blen = span + pad;
-            base_shape.push(blen);
-            args.push(if len == 0 {
-                SliceArg::Slice {
-                    start: Some(0),
-                    stop: Some(0),
-                    step: 1,
-                }
-            } else if step > 0 {
-                let start = rng.below(pad + 1) as isize;
-                SliceArg::Slice {
-                    start: Some(start),
-                    stop: Some(start + span as isize),
-                    step,
-                }
-            } else {
-                let start = (blen - 1 - rng.below(pad + 1)) as isize;
-                let stop = start - span as isize;
-                SliceArg::Slice {
-                    start: Some(start),
-                    stop: if stop < 0 { None } else { Some(stop) },
-                    step,
-                }
-            });
-        }
-        let mut perm: Vec<usize> = (0..n).collect();
-        if permute {
-            for i in (1..n).rev() {
-                perm.swap(i, rng.below(i + 1));
-            }
-        }
-        let stored: Vec<usize> = perm.iter().map(|&p| base_shape[p]).collect();
-        let size: usize = stored.iter().product();
-        let data = (0..size).map(|_| value(rng, vals)).collect();
-        let base = Array::from_shape_vec(&stored, data).unwrap();
-        let mut inv = vec![0; n];
-        for (p, &q) in perm.iter().enumerate() {
-            inv[q] = p;
-        }
-        Layout {
-            base,
-            perm: inv,
-            args,
-        }
-    }
-
-    fn view(&self) -> ArrayView<'_, T> {
-        let v = self.base.permute_axes(&self.perm).unwrap();
-        v.slice_move(&self.args[..]).unwrap()
-    }
+/// A view of `shape`. `kind` 0: standard layout; 1: permuted storage; 2: sliced
+/// with steps (1, 2, -1, -3) and padding; 3: both.
+fn layout<T: Element>(rng: &mut Rng, shape: &[usize], kind: usize, vals: Vals) -> Layout<T> {
+    let (permute, slice) = (kind & 1 != 0, kind & 2 != 0);
+    let (steps, pad): (&[isize], usize) = if slice {
+        (&[1, 2, -1, -3], 2)
+    } else {
+        (&[1], 0)
+    };
+    Layout::new(rng, shape, steps, pad, permute, |r| value(r, vals))
 }
 
 /// The lanes along axis `k` of `v`, one per output position in row-major order.
@@ -333,7 +255,7 @@ fn sweep<T: Element>(seed: u64) {
         for shape in shapes_for_rank(rank) {
             for kind in 0..4 {
                 for vals in [Vals::Int, Vals::Edge, Vals::Prod, Vals::Zeros] {
-                    let lay = Layout::<T>::new(&mut rng, &shape, kind, vals);
+                    let lay = layout::<T>(&mut rng, &shape, kind, vals);
                     let v = lay.view();
                     assert_eq!(v.shape(), &shape[..]);
                     check_all(&v, vals, &format!("{} layout {kind} {vals:?}", T::DTYPE));
@@ -360,9 +282,9 @@ fn long_runs_cross_bands() {
     let mut rng = Rng(7);
     for shape in [vec![3, 5000], vec![5000, 3], vec![2, 3, 2100]] {
         for kind in 0..4 {
-            let lay = Layout::<f64>::new(&mut rng, &shape, kind, Vals::Edge);
+            let lay = layout::<f64>(&mut rng, &shape, kind, Vals::Edge);
             check_all(&lay.view(), Vals::Edge, &format!("long, layout {kind}"));
-            let lay = Layout::<f32>::new(&mut rng, &shape, kind, Vals::Zeros);
+            let lay = layout::<f32>(&mut rng, &shape, kind, Vals::Zeros);
             check_all(
                 &lay.view(),
                 Vals::Zeros,

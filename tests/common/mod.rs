@@ -1,0 +1,119 @@
+//! Helpers shared by the integration tests: a seeded xorshift generator and
+//! random strided views (a view of a given shape living inside a bigger buffer,
+//! stored with its axes permuted and sliced with steps, negative ones included).
+
+#![allow(dead_code)]
+
+use ndsimd::{Array, ArrayView, DType, SliceArg};
+
+/// A seeded xorshift64 generator (no `rand` crate).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn int(&mut self, lo: isize, hi: isize) -> isize {
+        lo + (self.next() % (hi - lo + 1) as u64) as isize
+    }
+}
+
+/// A view of a given shape inside a bigger buffer: the base stored with its axes
+/// permuted, the permutation back, and the slice that cuts the view out.
+pub struct Layout<T: DType> {
+    pub base: Array<T>,
+    pub perm: Vec<usize>,
+    pub args: Vec<SliceArg>,
+}
+
+impl<T: DType> Layout<T> {
+    /// For each axis a step drawn from `steps` and up to `max_pad` extra elements
+    /// of padding (no draw when there is a single choice); axes stored in a random
+    /// order when `permute`; then the base filled from `value`, in storage order.
+    pub fn new(
+        rng: &mut Rng,
+        shape: &[usize],
+        steps: &[isize],
+        max_pad: usize,
+        permute: bool,
+        mut value: impl FnMut(&mut Rng) -> T,
+    ) -> Self {
+        let n = shape.len();
+        let mut args = Vec::new();
+        let mut base_shape = Vec::new();
+        for &len in shape {
+            let step = if steps.len() > 1 {
+                steps[rng.below(steps.len())]
+            } else {
+                steps[0]
+            };
+            let pad = if max_pad > 0 {
+                rng.below(max_pad + 1)
+            } else {
+                0
+            };
+            let span = if len == 0 {
+                0
+            } else {
+                (len - 1) * step.unsigned_abs() + 1
+            };
+            let blen = span + pad;
+            base_shape.push(blen);
+            args.push(if len == 0 {
+                SliceArg::Slice {
+                    start: Some(0),
+                    stop: Some(0),
+                    step: 1,
+                }
+            } else if step > 0 {
+                let start = rng.below(pad + 1) as isize;
+                SliceArg::Slice {
+                    start: Some(start),
+                    stop: Some(start + span as isize),
+                    step,
+                }
+            } else {
+                let start = (blen - 1 - rng.below(pad + 1)) as isize;
+                let stop = start - span as isize;
+                SliceArg::Slice {
+                    start: Some(start),
+                    stop: if stop < 0 { None } else { Some(stop) },
+                    step,
+                }
+            });
+        }
+        let mut perm: Vec<usize> = (0..n).collect();
+        if permute {
+            for i in (1..n).rev() {
+                perm.swap(i, rng.below(i + 1));
+            }
+        }
+        let stored: Vec<usize> = perm.iter().map(|&p| base_shape[p]).collect();
+        let size: usize = stored.iter().product();
+        let base = Array::from_shape_vec(&stored, (0..size).map(|_| value(rng)).collect()).unwrap();
+        // Axis p of the stored base is logical axis perm[p]; invert.
+        let mut inv = vec![0; n];
+        for (p, &q) in perm.iter().enumerate() {
+            inv[q] = p;
+        }
+        Layout {
+            base,
+            perm: inv,
+            args,
+        }
+    }
+
+    /// The view the recipe describes.
+    pub fn view(&self) -> ArrayView<'_, T> {
+        let v = self.base.permute_axes(&self.perm).unwrap();
+        v.slice_move(&self.args[..]).unwrap()
+    }
+}
