@@ -111,6 +111,33 @@ struct Runner {
 }
 
 impl Runner {
+    /// Prints the column header and starts a table.
+    fn new(opts: &Options) -> Runner {
+        println!(
+            "{:<20} {:>8} {:>12} {:>7} {:>8}  {:<10} {:>12} {:>6}",
+            "op", "n", "ns/op", "spread", "GB/s", "anchor", "anchor ns", "ratio"
+        );
+        Runner {
+            samples: if opts.quick { 5 } else { 11 },
+            filter: opts.filter.clone(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Prints the table's lowest ratio.
+    fn finish(&self) {
+        if let Some((name, worst)) = self
+            .rows
+            .iter()
+            .min_by(|x, y| x.1.partial_cmp(&y.1).unwrap())
+        {
+            println!(
+                "{} rows; lowest ratio (anchor time / ours): {worst:.2} ({name})",
+                self.rows.len()
+            );
+        }
+    }
+
     fn wants(&self, name: &str) -> bool {
         self.filter.as_deref().is_none_or(|f| name.contains(f))
     }
@@ -171,15 +198,7 @@ fn parallel(opts: &Options, threads: usize) {
     println!(
         "{threads} threads (the pool). anchor: 'ceiling×{threads}' = the ceiling loop split over the pool the same way"
     );
-    println!(
-        "{:<20} {:>8} {:>12} {:>7} {:>8}  {:<10} {:>12} {:>6}",
-        "op", "n", "ns/op", "spread", "GB/s", "anchor", "anchor ns", "ratio"
-    );
-    let mut r = Runner {
-        samples: if opts.quick { 5 } else { 11 },
-        filter: opts.filter.clone(),
-        rows: Vec::new(),
-    };
+    let mut r = Runner::new(opts);
     let anchor = format!("ceiling×{threads}");
     for n in [1 << 14, 1 << 18, 1 << 22] {
         let a = fresh(data(n, 1));
@@ -243,12 +262,7 @@ fn parallel(opts: &Options, threads: usize) {
             );
         }
     }
-    if let Some((name, worst)) = r.rows.iter().min_by(|x, y| x.1.partial_cmp(&y.1).unwrap()) {
-        println!(
-            "{} rows; lowest ratio (anchor time / ours): {worst:.2} ({name})",
-            r.rows.len()
-        );
-    }
+    r.finish();
 }
 
 fn single(opts: &Options) {
@@ -258,15 +272,7 @@ fn single(opts: &Options) {
         "ndsimd {} bench: tier {} (detected {}), 1 thread. anchor: 'ceiling' = the {} tier's loop moving the same bytes; 'collect' = iter().map().collect()",
         info.version, info.active_tier, info.detected_tier, c.tier
     );
-    println!(
-        "{:<20} {:>8} {:>12} {:>7} {:>8}  {:<10} {:>12} {:>6}",
-        "op", "n", "ns/op", "spread", "GB/s", "anchor", "anchor ns", "ratio"
-    );
-    let mut r = Runner {
-        samples: if opts.quick { 5 } else { 11 },
-        filter: opts.filter.clone(),
-        rows: Vec::new(),
-    };
+    let mut r = Runner::new(opts);
     type Bin = (&'static str, fn(f64, f64) -> f64);
     let bins: [Bin; 5] = [
         ("add", |x, y| x + y),
@@ -499,10 +505,5 @@ fn single(opts: &Options) {
             &mut || (c.read1_write1_f64)(sm, black_box(&mut scratch)),
         );
     }
-    if let Some((name, worst)) = r.rows.iter().min_by(|x, y| x.1.partial_cmp(&y.1).unwrap()) {
-        println!(
-            "{} rows; lowest ratio (anchor time / ours): {worst:.2} ({name})",
-            r.rows.len()
-        );
-    }
+    r.finish();
 }
