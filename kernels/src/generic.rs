@@ -34,9 +34,12 @@ pub trait FloatVec: Copy {
     unsafe fn add(a: Self, b: Self) -> Self;
     /// `a * b`
     unsafe fn mul(a: Self, b: Self) -> Self;
-    /// The lanewise larger of two NaN-free vectors (either one when they compare equal).
+    /// The lanewise larger of `a` and `b` (either one when they compare equal). `a` is
+    /// NaN-free; a lane where `b` is NaN comes out NaN (x86 `maxpd` returns its second
+    /// operand, NEON `fmax` propagates), which the reductions use to find NaNs by
+    /// checking only their accumulators.
     unsafe fn max(a: Self, b: Self) -> Self;
-    /// The lanewise smaller of two NaN-free vectors (either one when they compare equal).
+    /// The lanewise smaller, with [`FloatVec::max`]'s NaN rule.
     unsafe fn min(a: Self, b: Self) -> Self;
     /// True in each lane where `a` or `b` is NaN.
     unsafe fn unord(a: Self, b: Self) -> Self::M;
@@ -191,32 +194,29 @@ const U: usize = 8;
 unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usize> {
     let (n, p, block) = (a.len(), a.as_ptr(), U * V::N);
     debug_assert!(n >= block);
-    let mut acc = [V::splat(a[0]); U];
+    // Starting from the first vector is safe even when it holds a NaN: the first
+    // block reloads it into `acc[0]`, and `max(NaN, NaN)` is NaN.
+    let mut acc = [V::load(p); U];
     let mut i = 0;
     loop {
         // The last block overlaps the one before it instead of leaving a tail: seeing
         // an element twice changes neither the extreme nor where the first NaN is (the
         // elements before `i` are known to be NaN-free).
         let at = i.min(n - block);
-        // Update first, check for NaN once per block: the accumulators are thrown away
-        // when a NaN turns up, and this order keeps each loaded vector short-lived.
-        let mut nan = None;
-        for k in (0..U).step_by(2) {
-            let x0 = V::load(p.add(at + k * V::N));
-            let x1 = V::load(p.add(at + (k + 1) * V::N));
-            let u = V::unord(x0, x1);
-            nan = Some(nan.map_or(u, |m| V::or(m, u)));
-            if MAX {
-                acc[k] = V::max(acc[k], x0);
-                acc[k + 1] = V::max(acc[k + 1], x1);
-            } else {
-                acc[k] = V::min(acc[k], x0);
-                acc[k + 1] = V::min(acc[k + 1], x1);
-            }
+        // A NaN element turns its accumulator lane NaN (the `max` contract), so the
+        // check looks at the U accumulators, not the U loaded vectors: the loads die
+        // at once and nothing spills. It must run every block, as the next update
+        // would replace a NaN lane.
+        for (k, acc) in acc.iter_mut().enumerate() {
+            let x = V::load(p.add(at + k * V::N));
+            *acc = if MAX { V::max(*acc, x) } else { V::min(*acc, x) };
         }
-        if V::any(nan.expect("U > 0")) {
-            let first = a[at..at + block].iter().position(|x| x.is_nan());
-            return Err(at + first.expect("a lane reported NaN"));
+        let mut nan = V::unord(acc[0], acc[1]);
+        for k in 1..U / 2 {
+            nan = V::or(nan, V::unord(acc[2 * k], acc[2 * k + 1]));
+        }
+        if V::any(nan) {
+            return Err(at + first_nan(&a[at..at + block]));
         }
         i += block;
         if i >= n {
@@ -234,7 +234,8 @@ unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usiz
             };
         }
     }
-    let mut lanes = [a[0]; 64];
+    let mut lanes = [V::T::ZERO; 16];
+    debug_assert!(V::N <= lanes.len());
     acc[0].store(lanes.as_mut_ptr());
     let mut m = lanes[0];
     for &x in &lanes[1..V::N] {
@@ -243,6 +244,18 @@ unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usiz
         }
     }
     Ok(m)
+}
+
+/// The index of the first NaN of a block known to hold one. Kept out of line: when
+/// inlined, the compiler reuses the block's loaded vectors for this search instead
+/// of reloading, which keeps them alive through the hot loop and spills registers.
+#[cold]
+#[inline(never)]
+fn first_nan<T: Arith>(block: &[T]) -> usize {
+    block
+        .iter()
+        .position(|x| x.is_nan())
+        .expect("a lane reported NaN")
 }
 
 /// The zero that is the extreme of a NaN-free slice whose extreme compares equal to

@@ -23,6 +23,13 @@ const PAR_MIN_REDUCE: usize = 1 << 15;
 /// At most this many partial results (a stack array; `pieces` is ≤ 4×threads).
 const MAX_PIECES: usize = 64;
 
+/// Too small to split whatever the pool's size: the small-array path skips the
+/// pool lookup and the partials' stack array, which cost as much as a 1Ki kernel's
+/// loop.
+fn serial<T>(x: &[T]) -> bool {
+    x.len() < 2 * PAR_MIN_REDUCE
+}
+
 /// `f` over `x` cut into pieces on the pool (one partial per piece, in piece
 /// order), or `None` when `x` is too small to split. Pieces start at multiples of
 /// 64 elements so each lies on whole cache lines of an aligned slice.
@@ -48,6 +55,9 @@ fn partials<T: Element, R: Copy + Default + Send>(
 /// index order is the first NaN of the first piece that has one; the zero rule
 /// holds over any grouping).
 fn extreme<T: Element>(x: &[T], k: fn(&[T]) -> Option<T>) -> Option<T> {
+    if serial(x) {
+        return k(x);
+    }
     let mut parts = [None; MAX_PIECES];
     match partials(x, &|p| k(p), &mut parts) {
         None => k(x),
@@ -65,6 +75,9 @@ fn arg_extreme<T: Element>(
     k: fn(&[T]) -> Option<usize>,
     better: fn(T, T) -> bool,
 ) -> Option<usize> {
+    if serial(x) {
+        return k(x);
+    }
     let mut parts = [None; MAX_PIECES];
     let Some(p) = partials(x, &|piece| k(piece), &mut parts) else {
         return k(x);
@@ -114,6 +127,9 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         // `x + 0.0` differs from `x` only for `x = -0.0`.
         let x = contiguous(self);
         let k = T::table().sum;
+        if serial(&x) {
+            return k(&x) + T::zero();
+        }
         let mut parts = [T::zero(); MAX_PIECES];
         let total = match partials(&x, &|p| k(p), &mut parts) {
             None => k(&x),
