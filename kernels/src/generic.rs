@@ -78,16 +78,19 @@ const MAX_ACC: usize = 16;
 /// canonical order is lane `j % N` of accumulator `j / N`, so each chunk of
 /// `CANONICAL_LANES` elements is `K = CANONICAL_LANES / N` whole-vector updates, the
 /// fold's halving is whole-vector while the width is at least `N`, and lane-wise (on a
-/// stored copy) below. `step(acc, k, at)` updates accumulator `k` from the elements at
-/// pointer offset `at` of `src`, which is the slice for whole chunks and the padded
-/// copy of the tail (`pad`) for the last one.
+/// stored copy) below. `step(acc, at, r)` updates an accumulator from the `r` (at most
+/// `N`) elements at offset `at` of the operands, the lanes past `r` taken as the
+/// identity; `r < N` happens once, for the last partial vector.
+///
+/// The tail needs no padded copy: its whole vectors go to the accumulators their
+/// canonical lanes name, and only its last partial vector is assembled lane by lane.
+/// (A copy of the tail into a padded chunk cost a `memcpy` call and store-forwarding
+/// stalls on every call, more than the whole loop of a 1Ki-element `f32` sum.)
 #[inline(always)]
-unsafe fn canonical<V: FloatVec, S: Copy>(
+unsafe fn canonical<V: FloatVec>(
     n: usize,
-    src: S,
-    pad: S,
     identity: V::T,
-    step: impl Fn(V, S, usize) -> V,
+    step: impl Fn(V, usize, usize) -> V,
     op: impl Fn(V, V) -> V,
     op1: impl Fn(V::T, V::T) -> V::T,
 ) -> V::T {
@@ -99,13 +102,18 @@ unsafe fn canonical<V: FloatVec, S: Copy>(
     let mut i = 0;
     while i < whole {
         for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
-            *acc = step(*acc, src, i + k * V::N);
+            *acc = step(*acc, i + k * V::N, V::N);
         }
         i += l;
     }
-    // The tail, padded with the identity to a whole chunk (a no-op for an empty tail).
+    debug_assert_eq!(i, whole);
+    // The tail: whole vectors, then at most one partial one (constant indices, so
+    // the accumulators stay in registers).
     for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
-        *acc = step(*acc, pad, k * V::N);
+        let at = whole + k * V::N;
+        if at < n {
+            *acc = step(*acc, at, V::N.min(n - at));
+        }
     }
     let mut width = k_n;
     while width > 1 {
@@ -114,7 +122,8 @@ unsafe fn canonical<V: FloatVec, S: Copy>(
             acc[k] = op(acc[k], acc[k + width]);
         }
     }
-    let mut lanes = [identity; 64];
+    let mut lanes = [identity; 16];
+    debug_assert!(V::N <= lanes.len());
     acc[0].store(lanes.as_mut_ptr());
     let mut width = V::N;
     while width > 1 {
@@ -126,27 +135,30 @@ unsafe fn canonical<V: FloatVec, S: Copy>(
     lanes[0]
 }
 
-/// The tail of `a` after its whole chunks, padded with `fill` to one chunk.
+/// `r` (at most `N`) elements from `p`, the other lanes `fill`: a full load when
+/// `r == N`, else assembled on the stack without reading past `p + r`.
 #[inline(always)]
-fn padded_tail<T: Arith>(a: &[T], fill: T) -> T::Lanes {
-    let mut pad = T::lanes(fill);
-    let tail = &a[a.len() - a.len() % T::CANONICAL_LANES..];
-    pad.as_mut()[..tail.len()].copy_from_slice(tail);
-    pad
+unsafe fn load_upto<V: FloatVec>(p: *const V::T, r: usize, fill: V::T) -> V {
+    if r == V::N {
+        return V::load(p);
+    }
+    let mut buf = [fill; 16];
+    for (j, slot) in buf.iter_mut().enumerate().take(r) {
+        *slot = *p.add(j);
+    }
+    V::load(buf.as_ptr())
 }
 
 /// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit.
 #[inline(always)]
 pub(crate) unsafe fn sum<V: FloatVec, const PROD: bool>(a: &[V::T]) -> V::T {
     let identity = if PROD { V::T::ONE } else { V::T::NEG_ZERO };
-    let pad = padded_tail(a, identity);
     let op = |x, y| if PROD { V::mul(x, y) } else { V::add(x, y) };
-    canonical::<V, _>(
+    let p = a.as_ptr();
+    canonical::<V>(
         a.len(),
-        a.as_ptr(),
-        pad.as_ref().as_ptr(),
         identity,
-        |acc, p, at| op(acc, V::load(p.add(at))),
+        |acc, at, r| op(acc, load_upto::<V>(p.add(at), r, identity)),
         op,
         |x, y| if PROD { x * y } else { x + y },
     )
@@ -156,14 +168,16 @@ pub(crate) unsafe fn sum<V: FloatVec, const PROD: bool>(a: &[V::T]) -> V::T {
 #[inline(always)]
 pub(crate) unsafe fn dot<V: FloatVec>(a: &[V::T], b: &[V::T]) -> V::T {
     assert!(a.len() == b.len(), "kernel length mismatch");
-    // The pads' `0 * -0 = -0` leaves a lane as it was.
-    let (pa, pb) = (padded_tail(a, V::T::ZERO), padded_tail(b, V::T::NEG_ZERO));
-    canonical::<V, _>(
+    let (pa, pb) = (a.as_ptr(), b.as_ptr());
+    // The missing lanes' `0 * -0 = -0` leaves an accumulator lane as it was.
+    canonical::<V>(
         a.len(),
-        (a.as_ptr(), b.as_ptr()),
-        (pa.as_ref().as_ptr(), pb.as_ref().as_ptr()),
         V::T::NEG_ZERO,
-        |acc, (x, y), at| V::add(acc, V::mul(V::load(x.add(at)), V::load(y.add(at)))),
+        |acc, at, r| {
+            let x = load_upto::<V>(pa.add(at), r, V::T::ZERO);
+            let y = load_upto::<V>(pb.add(at), r, V::T::NEG_ZERO);
+            V::add(acc, V::mul(x, y))
+        },
         |x, y| V::add(x, y),
         |x, y| x + y,
     )
@@ -173,13 +187,15 @@ pub(crate) unsafe fn dot<V: FloatVec>(a: &[V::T], b: &[V::T]) -> V::T {
 #[inline(always)]
 pub(crate) unsafe fn dot_fused<V: FmaVec>(a: &[V::T], b: &[V::T]) -> V::T {
     assert!(a.len() == b.len(), "kernel length mismatch");
-    let (pa, pb) = (padded_tail(a, V::T::ZERO), padded_tail(b, V::T::NEG_ZERO));
-    canonical::<V, _>(
+    let (pa, pb) = (a.as_ptr(), b.as_ptr());
+    canonical::<V>(
         a.len(),
-        (a.as_ptr(), b.as_ptr()),
-        (pa.as_ref().as_ptr(), pb.as_ref().as_ptr()),
         V::T::NEG_ZERO,
-        |acc, (x, y), at| V::mul_add(V::load(x.add(at)), V::load(y.add(at)), acc),
+        |acc, at, r| {
+            let x = load_upto::<V>(pa.add(at), r, V::T::ZERO);
+            let y = load_upto::<V>(pb.add(at), r, V::T::NEG_ZERO);
+            V::mul_add(x, y, acc)
+        },
         |x, y| V::add(x, y),
         |x, y| x + y,
     )
