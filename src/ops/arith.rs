@@ -158,6 +158,12 @@ pub(crate) const PAR_MIN_ELEMS: usize = 1 << 14;
 /// at multiples of 8 elements (whole cache lines for `f64` when `out` is aligned).
 #[inline]
 pub(crate) fn split<U: Send>(out: &mut [U], f: &(dyn Fn(std::ops::Range<usize>, &mut [U]) + Sync)) {
+    // Below two pieces whatever the pool's size: skip the pool lookup, which costs
+    // a fair part of a 1Ki-element kernel.
+    if out.len() < 2 * PAR_MIN_ELEMS {
+        let n = out.len();
+        return f(0..n, out);
+    }
     let pieces = par::pieces(out.len(), PAR_MIN_ELEMS);
     if pieces <= 1 {
         let n = out.len();
