@@ -32,6 +32,17 @@
 //! its slot, then parks; back-to-back jobs thus skip the wake-up. Nothing is allocated
 //! per job: the descriptor lives on the caller's stack and the slots are static.
 //!
+//! # The `rayon` feature
+//!
+//! With the crate feature `rayon`, [`run`] hands its chunks to rayon's global pool
+//! instead (the own helpers are never started). The drivers are unchanged: they cut
+//! their work by [`current_num_threads`], whose default is then rayon's thread count,
+//! and [`set_num_threads`] and [`with_threads`] still bound how many pieces they cut
+//! (1 runs inline); the size of rayon's pool itself is rayon's (`RAYON_NUM_THREADS`
+//! or a `ThreadPoolBuilder`). A run inside a job stays inline, and a panic reaches
+//! the caller after the other chunks finish, as below. The spin window and the
+//! helper counters concern only the own pool.
+//!
 //! # Robustness
 //!
 //! - A [`run`] from inside a job (on the caller or on a helper) runs inline on the
@@ -257,11 +268,15 @@ fn slot(i: usize) -> &'static Slot {
 
 /// The pool size from the environment, or the machine.
 fn default_threads() -> usize {
+    #[cfg(feature = "rayon")]
+    let fallback = rayon::current_num_threads;
+    #[cfg(not(feature = "rayon"))]
+    let fallback = || thread::available_parallelism().map_or(1, |n| n.get());
     std::env::var("NDSIMD_NUM_THREADS")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n >= 1)
-        .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
+        .unwrap_or_else(fallback)
         .min(MAX_THREADS)
 }
 
@@ -370,6 +385,9 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
     if want <= 1 || chunks > usize::MAX / 2 {
         return run_inline(chunks, f);
     }
+    if cfg!(feature = "rayon") {
+        return run_rayon(chunks, f);
+    }
     if BUSY
         .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
         .is_err()
@@ -419,6 +437,24 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
     if let Some(payload) = payload {
         resume_unwind(payload);
     }
+}
+
+/// The `rayon` feature's [`run`]: the chunks as tasks of rayon's global pool. Each
+/// task marks its thread as inside a job, so the drivers see one thread there and
+/// nested runs stay inline exactly as on the own pool. rayon re-raises a task's
+/// panic on the caller once the other tasks are done.
+#[cfg(feature = "rayon")]
+fn run_rayon(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+    use rayon::prelude::*;
+    (0..chunks).into_par_iter().with_max_len(1).for_each(|i| {
+        let _in_job = InJob::enter();
+        f(i);
+    });
+}
+
+#[cfg(not(feature = "rayon"))]
+fn run_rayon(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+    run_inline(chunks, f);
 }
 
 fn run_inline(chunks: usize, f: &(dyn Fn(usize) + Sync)) {

@@ -5,6 +5,8 @@
 //! the tests of this binary then run one at a time against the pool (the user threads
 //! they start still share it, which is the point of the stress test).
 
+#![cfg_attr(feature = "rayon", allow(unused_imports, dead_code))] // the own-pool tests are off
+
 use std::collections::HashSet;
 use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -160,6 +162,8 @@ fn zero_and_one_chunk() {
 }
 
 #[test]
+// The own pool's helpers specifically (rayon's pool has its own size and threads).
+#[cfg(not(feature = "rayon"))]
 fn helpers_take_part_and_are_named() {
     let _g = setup();
     set_num_threads(4);
@@ -315,6 +319,8 @@ fn panic_reaches_caller_after_other_chunks_and_pool_recovers() {
 }
 
 #[test]
+// The own pool's helpers specifically (rayon's pool has its own size and threads).
+#[cfg(not(feature = "rayon"))]
 fn set_num_threads_at_run_time() {
     let _g = setup();
     for n in [1, 2, 5, 3, 1, 4, 2] {
@@ -403,6 +409,8 @@ fn eventually(what: &str, cond: impl Fn() -> bool) {
 }
 
 #[test]
+// The own pool's helpers specifically (rayon's pool has its own size and threads).
+#[cfg(not(feature = "rayon"))]
 fn spin_window_then_park() {
     let _g = setup();
     assert_eq!(spin_micros(), 200);
@@ -429,4 +437,20 @@ fn spin_window_then_park() {
     });
     set_spin_micros(200);
     assert!(fill_job(10_000, 8, 17));
+}
+
+#[test]
+#[cfg(feature = "rayon")]
+fn rayon_feature_runs_chunks_on_rayons_pool() {
+    let _g = setup();
+    // The test thread is not one of rayon's, so every chunk of a parallel run lands on
+    // rayon's workers, and the own pool never starts a helper.
+    let on_rayon = AtomicUsize::new(0);
+    run(16, &|_| {
+        if rayon::current_thread_index().is_some() {
+            on_rayon.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    assert_eq!(on_rayon.into_inner(), 16);
+    assert_eq!(spawned_helpers(), 0);
 }
