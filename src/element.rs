@@ -1,5 +1,6 @@
 //! The element types: `f32` and `f64`.
 
+use ndsimd_kernels::gemm::{MatMut, MatRef};
 use ndsimd_kernels::KernelElement;
 use num_traits::{Float, FromPrimitive};
 use std::fmt::{Debug, Display, LowerExp};
@@ -77,6 +78,17 @@ pub trait Element:
     + 'static
     + sealed::Sealed
 {
+    #[doc(hidden)]
+    /// [`ndsimd_kernels::gemm::gemm`] for this type (a method here, not a
+    /// supertrait: the kernels' element trait shares method names with `Float`).
+    fn gemm(
+        alpha: Self,
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
+        beta: Self,
+        c: MatMut<'_, Self>,
+        threads: usize,
+    );
 }
 
 macro_rules! float_dtype {
@@ -94,7 +106,18 @@ macro_rules! float_dtype {
                 format!("{self:?}")
             }
         }
-        impl Element for $t {}
+        impl Element for $t {
+            fn gemm(
+                alpha: $t,
+                a: MatRef<'_, $t>,
+                b: MatRef<'_, $t>,
+                beta: $t,
+                c: MatMut<'_, $t>,
+                threads: usize,
+            ) {
+                ndsimd_kernels::gemm::gemm(alpha, a, b, beta, c, threads)
+            }
+        }
     };
 }
 float_dtype!(f32, "float32");

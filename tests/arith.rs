@@ -618,7 +618,7 @@ fn reductions_on_any_layout() {
     let want: f64 = rev.iter().sum();
     assert_eq!(rev.sum(), want);
     assert_eq!(
-        rev.dot(&rev).unwrap(),
+        rev.vdot(&rev).unwrap(),
         rev.iter().map(|x| x * x).sum::<f64>()
     );
     assert_eq!(
@@ -626,7 +626,7 @@ fn reductions_on_any_layout() {
         0.0f64.to_bits()
     );
     let d = Array::<f64>::zeros(&[2, 2]);
-    assert!(d.dot(&d).is_err());
+    assert!(d.vdot(&Array::<f64>::zeros(&[3])).is_err());
 }
 
 /// Compensated (Neumaier) summation: a reference accurate to about one rounding.

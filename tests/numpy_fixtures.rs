@@ -850,6 +850,37 @@ fn run_reduce<T: NpyElement + Element>(c: &[&str]) -> R {
     })
 }
 
+/// Checks that an error message names every one of `shapes`.
+fn names_shapes(op: &str, e: &ndsimd::Error, shapes: &[&[usize]]) -> R {
+    let msg = e.to_string();
+    for s in shapes {
+        if !msg.contains(&shape_str(s)) {
+            return Err(format!(
+                "{op}: error message does not name shape {}: {msg:?}",
+                shape_str(s)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The `vdot`/`dot` bound on `xs · ys` against `want` (exact on small integers).
+fn check_dot<T: Element>(what: &str, xs: &[T], ys: &[T], got: T, want: T) -> R {
+    let eps = T::epsilon().to_f64().unwrap();
+    let n = xs.len() as f64;
+    let abs_sum: f64 = xs
+        .iter()
+        .zip(ys)
+        .map(|(x, y)| (x.to_f64().unwrap() * y.to_f64().unwrap()).abs())
+        .sum();
+    let exact = exact_case(xs, 0.0) && exact_case(ys, 0.0) && abs_sum <= 2f64.powi(digits::<T>());
+    check_close(what, got, want, exact, (n + 2.0) * eps * abs_sum)
+}
+
+/// 1-D dot products: `vdot` (the scalar) and `dot` (a 0-D array) against NumPy. The
+/// `error` rows (not two 1-D arrays of one length) check `vdot`'s own contract: an
+/// error naming both shapes when the sizes differ, else the flattened sum of products
+/// (against a reference computed here).
 fn run_dot<T: NpyElement + Element>(c: &[&str]) -> R {
     let [fa, pa, fb, pb, out] = c else {
         return Err("expected 5 columns after the dtype".into());
@@ -868,39 +899,119 @@ fn run_dot<T: NpyElement + Element>(c: &[&str]) -> R {
         }
         Some(w.to_vec()[0])
     };
+    with_pre(a.view(), &pa, &mut |av| {
+        with_pre(b.view(), &pb, &mut |bv| {
+            let (xs, ys) = (av.to_vec(), bv.to_vec());
+            match (want, av.vdot(&bv)) {
+                (None, Err(e)) => {
+                    if xs.len() == ys.len() {
+                        return Err(format!("vdot: same sizes, unexpected error {e}"));
+                    }
+                    names_shapes("vdot", &e, &[av.shape(), bv.shape()])
+                }
+                (None, Ok(g)) => {
+                    if xs.len() != ys.len() {
+                        return Err(format!("vdot: sizes differ, got {g:?}"));
+                    }
+                    let mut exact = T::zero();
+                    let mut order = xs.iter().zip(&ys);
+                    if let Some((x, y)) = order.next() {
+                        exact = *x * *y;
+                    }
+                    for (x, y) in order {
+                        exact = exact + *x * *y;
+                    }
+                    check_dot("vdot", &xs, &ys, g, exact)
+                }
+                (Some(_), Err(e)) => Err(format!("vdot: unexpected error: {e}")),
+                (Some(w), Ok(g)) => {
+                    check_dot("vdot", &xs, &ys, g, w)?;
+                    let d = av
+                        .dot(&bv)
+                        .map_err(|e| format!("dot: unexpected error: {e}"))?;
+                    if d.ndim() != 0 {
+                        return Err(format!("dot of 1-D arrays: shape {:?}", d.shape()));
+                    }
+                    check_dot("dot", &xs, &ys, d.to_vec()[0], w)
+                }
+            }
+        })
+    })
+}
+
+/// `matmul`/`dot`/`inner`/`outer` against NumPy, element by element within
+/// `(2K + 4)·ε·|A||B|` (each side within `K·ε·|A||B|` of the exact value; exact for
+/// `outer`); NaN where NumPy has NaN, infinities exactly. Also `matmul_into` with
+/// α = 1, β = 0 into a NaN-filled output (the NaN must not leak).
+fn run_matmul<T: NpyElement + Element>(c: &[&str]) -> R {
+    let [op, fa, pa, fb, pb, k, out, fabs] = c else {
+        return Err("expected 8 columns after the dtype".into());
+    };
+    let (a, b) = (load::<T>(fa)?, load::<T>(fb)?);
+    let (pa, pb) = (parse_pre(pa)?, parse_pre(pb)?);
+    let k: f64 = k.parse().map_err(|e| format!("K {k:?}: {e}"))?;
+    let want = if *out == "error" {
+        None
+    } else {
+        Some((load::<T>(out)?, load::<f64>(fabs)?))
+    };
     let eps = T::epsilon().to_f64().unwrap();
     with_pre(a.view(), &pa, &mut |av| {
-        with_pre(b.view(), &pb, &mut |bv| match (want, av.dot(&bv)) {
-            (None, Err(e)) => {
-                let msg = e.to_string();
-                for s in [av.shape(), bv.shape()] {
-                    if !msg.contains(&shape_str(s)) {
-                        return Err(format!(
-                            "dot: error message does not name shape {}: {msg:?}",
-                            shape_str(s)
-                        ));
+        with_pre(b.view(), &pb, &mut |bv| {
+            let got = match *op {
+                "matmul" => av.matmul(&bv),
+                "dot" => av.dot(&bv),
+                "inner" => av.inner(&bv),
+                "outer" => av.outer(&bv),
+                _ => return Err(format!("unknown op {op:?}")),
+            };
+            match (&want, got) {
+                (None, Err(e)) => names_shapes(op, &e, &[av.shape(), bv.shape()]),
+                (None, Ok(g)) => Err(format!(
+                    "{op}: NumPy raises for shapes {:?} and {:?}, got shape {:?}",
+                    av.shape(),
+                    bv.shape(),
+                    g.shape()
+                )),
+                (Some(_), Err(e)) => Err(format!("{op}: unexpected error: {e}")),
+                (Some((w, scale)), Ok(g)) => {
+                    let check = |g: &Array<T>, what: &str| -> R {
+                        if g.shape() != w.shape() {
+                            return Err(format!(
+                                "{what}: shape {:?}, NumPy {:?}",
+                                g.shape(),
+                                w.shape()
+                            ));
+                        }
+                        let bound = if *op == "outer" { 0.0 } else { 2.0 * k + 4.0 };
+                        for ((i, (&x, &y)), &s) in
+                            g.iter().zip(w.iter()).enumerate().zip(scale.iter())
+                        {
+                            let (xf, yf) = (x.to_f64().unwrap(), y.to_f64().unwrap());
+                            let ok = if y.is_nan() {
+                                x.is_nan()
+                            } else if y.is_infinite() {
+                                x == y
+                            } else {
+                                (xf - yf).abs() <= bound * eps * s
+                            };
+                            if !ok {
+                                return Err(format!(
+                                    "{what}: element {i}: got {xf:e}, NumPy {yf:e} (|A||B| = {s:e}, K = {k})"
+                                ));
+                            }
+                        }
+                        Ok(())
+                    };
+                    check(&g, op)?;
+                    if *op == "matmul" {
+                        let mut c = Array::from_elem(w.shape(), T::nan());
+                        av.matmul_into(&bv, T::one(), T::zero(), &mut c)
+                            .map_err(|e| format!("matmul_into: unexpected error: {e}"))?;
+                        check(&c, "matmul_into over NaN")?;
                     }
+                    Ok(())
                 }
-                Ok(())
-            }
-            (None, Ok(g)) => Err(format!(
-                "dot: shapes {:?} and {:?} are not two 1-D arrays of one length, got {g:?}",
-                av.shape(),
-                bv.shape()
-            )),
-            (Some(_), Err(e)) => Err(format!("dot: unexpected error: {e}")),
-            (Some(w), Ok(g)) => {
-                let (xs, ys) = (av.to_vec(), bv.to_vec());
-                let n = xs.len() as f64;
-                let abs_sum: f64 = xs
-                    .iter()
-                    .zip(&ys)
-                    .map(|(x, y)| (x.to_f64().unwrap() * y.to_f64().unwrap()).abs())
-                    .sum();
-                let exact = exact_case(&xs, 0.0)
-                    && exact_case(&ys, 0.0)
-                    && abs_sum <= 2f64.powi(digits::<T>());
-                check_close("dot", g, w, exact, (n + 2.0) * eps * abs_sum)
             }
         })
     })
@@ -1255,6 +1366,8 @@ fn run_case(cols: &[&str]) -> R {
         ("reduce", "f32") => run_reduce::<f32>(rest),
         ("dot", "f64") => run_dot::<f64>(rest),
         ("dot", "f32") => run_dot::<f32>(rest),
+        ("matmul", "f64") => run_matmul::<f64>(rest),
+        ("matmul", "f32") => run_matmul::<f32>(rest),
         ("axis", "f64") => run_axis::<f64>(rest),
         ("axis", "f32") => run_axis::<f32>(rest),
         _ => Err(format!("unknown case kind {kind:?} / dtype {dtype:?}")),

@@ -225,7 +225,11 @@ unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usiz
         // would replace a NaN lane.
         for (k, acc) in acc.iter_mut().enumerate() {
             let x = V::load(p.add(at + k * V::N));
-            *acc = if MAX { V::max(*acc, x) } else { V::min(*acc, x) };
+            *acc = if MAX {
+                V::max(*acc, x)
+            } else {
+                V::min(*acc, x)
+            };
         }
         let mut nan = V::unord(acc[0], acc[1]);
         for k in 1..U / 2 {

@@ -45,6 +45,7 @@ mod macros;
 
 pub mod ceiling;
 pub mod dispatch;
+pub mod gemm;
 mod generic;
 pub mod mem;
 pub mod par;

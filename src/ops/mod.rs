@@ -5,6 +5,7 @@ pub(crate) mod axis;
 mod compare;
 pub(crate) mod engine;
 mod fma;
+mod linalg;
 mod reduce;
 
 pub use arith::{IntoOperand, Operand};

@@ -1,5 +1,5 @@
-//! Whole-array reductions: sum, prod, mean, max, min, argmax, argmin, and the
-//! 1-D dot product, on the SIMD reduction kernels.
+//! Whole-array reductions: sum, prod, mean, max, min, argmax, argmin, on the SIMD
+//! reduction kernels (the dot products are in `linalg`).
 //!
 //! A standard-layout array goes to the kernel as one slice. Any other layout is
 //! copied to row-major order first (axis-aware, copy-free reductions come with
@@ -208,35 +208,5 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     pub fn argmin(&self) -> Result<usize> {
         arg_extreme(&contiguous(self), T::table().argmin, |v, b| v < b)
             .ok_or_else(|| empty_error("argmin", self.shape()))
-    }
-
-    /// The dot product of two 1-D arrays of the same length (matrix products
-    /// come with the GEMM).
-    ///
-    /// Accumulated lane-parallel in the same fixed order as [`sum`](Self::sum)
-    /// (fused multiply-adds where the CPU has FMA), within
-    /// `(n/L + log2 L + 2)·ε·Σ|a·b|` of the exact value, exact on small
-    /// integer-valued data. Errors name both shapes when they are not two 1-D
-    /// arrays of one length.
-    ///
-    /// ```
-    /// use ndsimd::Array;
-    /// let a = Array::from_vec(vec![1.0, 2.0, 3.0]);
-    /// assert_eq!(a.dot(&a).unwrap(), 14.0);
-    /// assert!(a.dot(&Array::<f64>::zeros(&[2])).is_err());
-    /// ```
-    pub fn dot<S2: Data<Elem = T>>(&self, rhs: &ArrayBase<S2>) -> Result<T> {
-        if self.ndim() != 1 || rhs.ndim() != 1 || self.len() != rhs.len() {
-            return Err(Error::InvalidArgument(format!(
-                "dot of 1-D arrays needs two of one length: shapes {} and {}",
-                ShapeFmt(self.shape()),
-                ShapeFmt(rhs.shape())
-            )));
-        }
-        if self.is_empty() {
-            // NumPy's (BLAS's) empty dot is +0.0; the kernel's identity is -0.0.
-            return Ok(T::zero());
-        }
-        Ok((T::table().dot)(&contiguous(self), &contiguous(rhs)))
     }
 }

@@ -20,6 +20,7 @@ Output (all under tests/data/fixtures/, which is wiped of *.npy first):
       reduce     DTYPE  OP     IN    PRE    OUT|INDEX|error
       dot        DTYPE  A      PRE_A B      PRE_B  OUT|error
       axis       DTYPE  OP     IN    PRE    AXIS   KEEPDIMS  OUT|error
+      matmul     DTYPE  OP     A     PRE_A  B      PRE_B  K  OUT|error  ABS|-
 
   DTYPE is ``f64`` or ``f32``; OP is ``add``/``sub``/``mul``/``div``/``maximum``/
   ``minimum`` (broadcast), ``neg``/``abs``/``sqrt`` (unary), ``equal``/``not_equal``/
@@ -44,8 +45,15 @@ Output (all under tests/data/fixtures/, which is wiped of *.npy first):
   ndsimd's contract, for every axis of a 0-d array: NumPy's sum/prod/max/min/argmax/
   argmin accept axis 0 and -1 there as a legacy special case (its mean raises).
   ``prod`` runs on data whose products cannot overflow or underflow in any order.
-  dot: the 1-D dot product; OUT ``error`` follows ndsimd's contract (both operands 1-D
-  and of one length), which is narrower than NumPy's ``dot``.
+  dot: the 1-D dot product (``np.dot`` of two 1-D arrays); ``error`` rows are pairs
+  that are not two 1-D arrays of one length (the Rust side checks ``vdot`` and ``dot``
+  on them against its own reference: NumPy accepts several of them).
+  matmul: OP is ``matmul`` (``np.matmul``, batch broadcasting), ``dot`` (``np.dot``),
+  ``inner`` (``np.inner``) or ``outer`` (``np.outer``); K is the inner length; ABS is
+  the same OP applied to ``|A|`` and ``|B|`` in float64 (the scale of each element's
+  rounding error: results are compared within ``(2K + 4)·eps·ABS``, exactly for
+  ``outer``).  ``error`` where NumPy raises, and for ``dot`` of operands of more than
+  2 dimensions (ndsimd's contract: NumPy's N-D ``dot`` is not provided).
   PRE is applied to the loaded input before the operation under test, to feed it a
   non-contiguous / reversed view: ``-`` (nothing) or ``|``-joined steps, each one of
   ``T`` (reverse all axes), ``permute:AXES``, ``slice:SPEC``.
@@ -1214,6 +1222,80 @@ def bool_pattern(shape):
     return (np.arange(n) % 3 == 0).reshape(shape)
 
 
+def matmul_case(op, a, pa, b, pb, dt):
+    fa, fb = save(a, "mm"), save(b, "mm")
+    A, B = apply_pre(a, pa), apply_pre(b, pb)
+    fn = {"matmul": np.matmul, "dot": np.dot, "inner": np.inner, "outer": np.outer}[op]
+    k = 1
+    if op in ("matmul", "dot") and A.ndim >= 1 and B.ndim >= 1:
+        k = A.shape[-1]
+    elif op == "inner" and A.ndim >= 1:
+        k = A.shape[-1]
+    if op == "dot" and (A.ndim > 2 or B.ndim > 2):
+        add_line("matmul", dt, op, fa, pa, fb, pb, k, "error", "-")
+        return
+    try:
+        with np.errstate(all="ignore"):
+            r = np.asarray(fn(A, B))
+            scale = np.asarray(fn(np.abs(A).astype(np.float64), np.abs(B).astype(np.float64)))
+    except (ValueError, TypeError):
+        add_line("matmul", dt, op, fa, pa, fb, pb, k, "error", "-")
+        return
+    assert r.dtype == DT[dt], (op, r.dtype)
+    add_line("matmul", dt, op, fa, pa, fb, pb, k, save(r, "mm"), save(scale, "mm"))
+
+
+def gen_matmul():
+    for dt in ("f64", "f32"):
+        d = DT[dt]
+        sv = lambda shape: sum_values(shape, d, 0.0)
+        lim = 1000 if dt == "f64" else 30
+        iv = lambda shape: int_values(shape, d, -lim, lim)
+        # Plain products, edge sizes, integer data (exact).
+        for (m, k, n) in [(3, 4, 5), (1, 1, 1), (0, 3, 2), (3, 0, 2), (2, 3, 0), (17, 9, 13),
+                          (64, 65, 33), (40, 300, 7)]:
+            matmul_case("matmul", sv((m, k)), "-", sv((k, n)), "-", dt)
+            matmul_case("matmul", iv((m, k)), "-", iv((k, n)), "-", dt)
+        # Vectors on either side, and both.
+        for sa, sb in [((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)), ((0,), (0,)),
+                       ((33, 70), (70,)), ((70,), (70, 33)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3))]:
+            matmul_case("matmul", sv(sa), "-", sv(sb), "-", dt)
+        # Batches, broadcast.
+        for sa, sb in [((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)),
+                       ((2, 3, 4), (2, 4, 5)), ((1, 3, 4), (6, 4, 2)), ((0, 3, 4), (4, 2))]:
+            matmul_case("matmul", sv(sa), "-", sv(sb), "-", dt)
+        # Layouts: transposed, sliced, reversed.
+        matmul_case("matmul", sv((5, 3)), "T", sv((5, 4)), "-", dt)
+        matmul_case("matmul", sv((3, 5)), "-", sv((4, 5)), "T", dt)
+        matmul_case("matmul", sv((9, 12)), "slice:1::2,::3", sv((12, 8)), "slice:::3,1::2", dt)
+        matmul_case("matmul", sv((6, 7)), "slice:::-1,::-1", sv((7, 5)), "slice:::-1", dt)
+        matmul_case("matmul", sv((2, 6, 4)), "permute:1,0,2", sv((4, 3)), "slice::,::-1", dt)
+        matmul_case("matmul", iv((30, 20)), "T", iv((30, 25)), "slice:::-1", dt)
+        matmul_case("matmul", sv((50, 40)), "T", sv((50,)), "-", dt)  # a strided matrix-vector
+        # Non-finite values (results that do not depend on the summation order).
+        a = sv((3, 4))
+        a[1, 2] = np.nan
+        matmul_case("matmul", a, "-", sv((4, 3)), "-", dt)
+        b = np.abs(sv((4, 3))) + 1
+        b[0, 1] = np.inf
+        matmul_case("matmul", np.abs(sv((3, 4))) + 1, "-", b, "-", dt)
+        # Errors.
+        for sa, sb in [((3, 4), (5, 6)), ((4,), (5,)), ((3,), (4, 3)), ((2, 3, 4), (3, 4, 5)),
+                       ((), (3,)), ((3, 4), ())]:
+            matmul_case("matmul", sv(sa), "-", sv(sb), "-", dt)
+        # np.dot (at most 2-D), np.inner, np.outer.
+        for sa, sb in [((3, 4), (4, 5)), ((3, 4), (4,)), ((4,), (4, 2)), ((5,), (5,)),
+                       ((), (2, 3)), ((2, 3), ()), ((3, 4), (3, 4)), ((2, 3, 4), (4, 2))]:
+            matmul_case("dot", sv(sa), "-", sv(sb), "-", dt)
+        for sa, sb in [((2, 3), (4, 3)), ((2, 3, 4), (5, 4)), ((4,), (4,)), ((3,), (2, 3)),
+                       ((), (2, 2)), ((2, 3), (2, 4)), ((0, 3), (2, 3))]:
+            matmul_case("inner", sv(sa), "-", sv(sb), "-", dt)
+        matmul_case("inner", sv((3, 5)), "T", sv((4, 3)), "-", dt)
+        for sa, sb in [((3,), (4,)), ((2, 2), (3,)), ((0,), (3,)), ((), (2,))]:
+            matmul_case("outer", sv(sa), "-", sv(sb), "-", dt)
+        matmul_case("outer", sv((6,)), "slice:::-2", sv((2, 3)), "T", dt)
+
+
 def main():
     if int(np.__version__.split(".")[0]) < 2:
         sys.exit("needs NumPy >= 2.0, found %s" % np.__version__)
@@ -1235,7 +1317,8 @@ def main():
     gen_reduce()
     gen_dot()
     gen_format()
-    gen_axis()  # last: the cases above keep their random draws and file names
+    gen_axis()  # after the older kinds: they keep their random draws and file names
+    gen_matmul()
     header = [
         "# NumPy differential fixtures, generated by tests/data/gen_fixtures.py",
         "# with NumPy %s; see that script for the column layout. Do not edit." % np.__version__,

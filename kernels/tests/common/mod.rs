@@ -3,6 +3,9 @@
 
 #![allow(dead_code)] // each test file uses a different part of this module
 
+#[cfg(unix)]
+pub mod fenced;
+
 use ndsimd_kernels::scalar::{self, Arith};
 use ndsimd_kernels::{ByteTable, KernelElement, Table, Tier};
 use std::fmt::Debug;

@@ -470,14 +470,14 @@ fn single(opts: &Options) {
         let (a, b) = (fresh(data(n, 7)), fresh(data(n, 8)));
         let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
         let exact: f64 = sa.iter().zip(sb).map(|(x, y)| x * y).sum();
-        assert!((a.dot(&b).unwrap() - exact).abs() <= n as f64 * f64::EPSILON * exact);
+        assert!((a.vdot(&b).unwrap() - exact).abs() <= n as f64 * f64::EPSILON * exact);
         r.row(
             "dot",
             n,
             16 * n,
             "ceiling",
             &mut || {
-                black_box(a.dot(&b).unwrap());
+                black_box(a.vdot(&b).unwrap());
             },
             &mut || {
                 black_box((c.read_f64)(black_box(sa)) ^ (c.read_f64)(black_box(sb)));

@@ -1,0 +1,38 @@
+//! AVX-512 micro-kernels (32 zmm registers; fused multiply-add).
+//!
+//! Untested here: no machine this crate is developed on has AVX-512, so these
+//! kernels are compiled (the same template as every tier) but never run in our tests;
+//! they are selected only when detection finds AVX-512 F, DQ, BW and VL.
+
+use core::arch::x86_64::*;
+
+x86_simd!(
+    F64x8,
+    f64,
+    __m512d,
+    8,
+    _mm512_setzero_pd,
+    _mm512_set1_pd,
+    _mm512_loadu_pd,
+    _mm512_storeu_pd,
+    _mm512_add_pd,
+    _mm512_mul_pd,
+    fma = _mm512_fmadd_pd
+);
+x86_simd!(
+    F32x16,
+    f32,
+    __m512,
+    16,
+    _mm512_setzero_ps,
+    _mm512_set1_ps,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
+    _mm512_add_ps,
+    _mm512_mul_ps,
+    fma = _mm512_fmadd_ps
+);
+
+// 2 x 12 = 24 accumulators + 2 of A + 1 broadcast of the 32 registers.
+gemm_kernel!(F64, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f64, F64x8, 2 x 12);
+gemm_kernel!(F32, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f32, F32x16, 2 x 12);

@@ -1,0 +1,177 @@
+//! The micro-kernel: one template over a tiny per-ISA vector trait ([`Simd`]), stamped
+//! out per tier and element type by [`gemm_kernel!`].
+//!
+//! A kernel multiplies one packed `MR x kc` panel of A (column `p` of the panel is `MR`
+//! contiguous elements) by one packed `kc x NR` panel of B (row `p` is `NR` contiguous
+//! elements), holding the `MR x NR` product in registers: `MR / N` vectors per column
+//! of the tile, `NR` columns. Each step of the k-loop loads the `MR / N` vectors of A,
+//! broadcasts each of the `NR` values of B and accumulates (`acc += a * b`, fused on
+//! tiers with FMA). At the end it writes `C = alpha * AB + beta * C` with `C`'s column
+//! `j` at `c + j * cs` (unit row stride); with `beta == 0` it never reads `C`.
+//!
+//! The write is the same arithmetic on every path (`t = alpha * ab`, then `t + beta * c`
+//! unless `beta == 0`, never fused), so the driver's edge tiles, which let the kernel
+//! write `alpha * AB` into a stack tile and add `beta * C` with scalar code, give the
+//! same bits as a full tile would: results never depend on where tile borders fall,
+//! which is what keeps a product bit-identical whatever the thread split.
+
+/// A vector of one ISA. The methods are `unsafe` because they run that ISA's
+/// instructions (call them only inside a `#[target_feature]` function of the tier)
+/// and take raw pointers (valid for `N` elements; no alignment needed).
+pub(crate) trait Simd: Copy {
+    /// The element type.
+    type T: Copy;
+    /// Lanes.
+    const N: usize;
+    /// All lanes `+0`.
+    unsafe fn zero() -> Self;
+    /// All lanes `x`.
+    unsafe fn splat(x: Self::T) -> Self;
+    /// `N` elements from `p`.
+    unsafe fn load(p: *const Self::T) -> Self;
+    /// `N` elements to `p`.
+    unsafe fn store(self, p: *mut Self::T);
+    /// `a + b`
+    unsafe fn add(a: Self, b: Self) -> Self;
+    /// `a * b`
+    unsafe fn mul(a: Self, b: Self) -> Self;
+    /// `a * b + c`: rounded once on tiers with FMA, twice on the others.
+    unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self;
+}
+
+/// A micro-kernel: `(kc, a, b, c, cs, alpha, beta)`.
+///
+/// # Safety
+/// The CPU has the kernel's tier; `a` is valid for `kc * MR` reads, `b` for
+/// `kc * NR`; `c + i + j * cs` for `i < MR`, `j < NR` are `MR * NR` distinct
+/// elements valid for writes, and for reads too unless `beta == 0`.
+pub type MicroFn<T> =
+    unsafe fn(kc: usize, a: *const T, b: *const T, c: *mut T, cs: isize, alpha: T, beta: T);
+
+/// A micro-kernel and the shape of its register tile.
+///
+/// `pub` only so that the sealed [`super::GemmElement`] can name it; the module is
+/// private.
+#[derive(Clone, Copy)]
+pub struct Kernel<T> {
+    /// Rows of the tile (a multiple of the vector width).
+    pub mr: usize,
+    /// Columns of the tile.
+    pub nr: usize,
+    /// The kernel itself.
+    pub run: MicroFn<T>,
+}
+
+/// One step of the k-loop: `acc[j][i] += a[i] * b[j]`.
+#[inline(always)]
+unsafe fn step<V: Simd, const MV: usize, const NR: usize>(
+    acc: &mut [[V; MV]; NR],
+    a: *const V::T,
+    b: *const V::T,
+) {
+    let mut av = [V::zero(); MV];
+    for (i, v) in av.iter_mut().enumerate() {
+        *v = V::load(a.add(i * V::N));
+    }
+    for (j, col) in acc.iter_mut().enumerate() {
+        let bj = V::splat(*b.add(j));
+        for (acc, &ai) in col.iter_mut().zip(&av) {
+            *acc = V::mul_add(ai, bj, *acc);
+        }
+    }
+}
+
+/// The template: `MV` vectors of `V::N` rows by `NR` columns (see the module doc).
+///
+/// # Safety
+/// As [`MicroFn`], with `MR = MV * V::N`, inside a function with `V`'s features;
+/// `beta` is `None` for `beta == 0` (C not read).
+#[inline(always)]
+pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
+    kc: usize,
+    mut a: *const V::T,
+    mut b: *const V::T,
+    c: *mut V::T,
+    cs: isize,
+    alpha: V::T,
+    beta: Option<V::T>,
+) {
+    let mut acc = [[V::zero(); MV]; NR];
+    // Four steps per trip: the loop overhead is paid once per 4 * MV * NR FMAs.
+    const U: usize = 4;
+    for _ in 0..kc / U {
+        for u in 0..U {
+            step(&mut acc, a.add(u * MV * V::N), b.add(u * NR));
+        }
+        a = a.add(U * MV * V::N);
+        b = b.add(U * NR);
+    }
+    for _ in 0..kc % U {
+        step(&mut acc, a, b);
+        a = a.add(MV * V::N);
+        b = b.add(NR);
+    }
+    let alpha = V::splat(alpha);
+    let beta = beta.map(|b| V::splat(b));
+    for (j, col) in acc.iter().enumerate() {
+        let cj = c.offset(j as isize * cs);
+        for (i, &ab) in col.iter().enumerate() {
+            let p = cj.add(i * V::N);
+            let t = V::mul(ab, alpha);
+            let t = match beta {
+                None => t,
+                Some(beta) => V::add(t, V::mul(beta, V::load(p))),
+            };
+            t.store(p);
+        }
+    }
+}
+
+/// `$name`: a [`Kernel`] constant for element `$t`, running [`tile`] with
+/// vector `$v` (`$mv` vectors tall, `$nr` wide) inside a function compiled with
+/// `$features` (none for the portable tier).
+///
+/// The constant is handed out only by [`super::GemmElement`]'s kernel lookup, which
+/// checks that the CPU has the tier first.
+macro_rules! gemm_kernel {
+    ($name:ident, $features:literal, $t:ty, $v:ty, $mv:literal x $nr:literal) => {
+        gemm_kernel!(@ $name, #[target_feature(enable = $features)], $t, $v, $mv x $nr);
+    };
+    ($name:ident, portable, $t:ty, $v:ty, $mv:literal x $nr:literal) => {
+        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr);
+    };
+    (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal) => {
+        pub(crate) const $name: $crate::gemm::kernel::Kernel<$t> = {
+            #[$attr]
+            unsafe fn run(
+                kc: usize,
+                a: *const $t,
+                b: *const $t,
+                c: *mut $t,
+                cs: isize,
+                alpha: $t,
+                beta: $t,
+            ) {
+                // SAFETY: the caller upholds `MicroFn`'s contract, which is `tile`'s,
+                // and (the kernel being handed out only when the CPU has the tier)
+                // `$v`'s features are present.
+                unsafe {
+                    $crate::gemm::kernel::tile::<$v, $mv, $nr>(
+                        kc,
+                        a,
+                        b,
+                        c,
+                        cs,
+                        alpha,
+                        if beta == 0.0 { None } else { Some(beta) },
+                    )
+                }
+            }
+            $crate::gemm::kernel::Kernel {
+                mr: $mv * <$v as $crate::gemm::kernel::Simd>::N,
+                nr: $nr,
+                run,
+            }
+        };
+    };
+}

@@ -1,0 +1,227 @@
+//! Matrix multiplication: `C = alpha * A * B + beta * C` on strided views.
+//!
+//! The BLIS loop nest (`NC -> KC -> MC -> NR -> MR`, in `driver.rs`) around one
+//! micro-kernel per tier and element type (`kernel.rs`: one template, each tier
+//! supplying a small vector type). A is packed into `MR`-tall panels and B into
+//! `NR`-wide panels (`pack.rs`), read from any strides, so transposed, sliced,
+//! reversed or broadcast operands cost no extra pass; edge tiles run the same kernel
+//! on zero-padded panels. Block sizes come from the cache sizes (`block.rs`). Products
+//! of at most 1024 multiply-adds (about 10³) skip packing (`small.rs`). With `threads > 1`, large
+//! products run on the [`crate::pool`]: the packed B block is shared, the rows (or
+//! columns) are split into bands of whole tiles, and the result is bit-identical to
+//! the serial one.
+//!
+//! | tier | f64 tile | f32 tile | multiply-add |
+//! |---|---|---|---|
+//! | scalar | 4x4 | 4x4 | `a * b + c` (two roundings) |
+//! | sse2 | 4x4 | 8x4 | mul then add |
+//! | avx2 | 8x6 | 16x6 | fused |
+//! | avx512 | 16x12 | 32x12 | fused (untested: no AVX-512 machine here) |
+//! | neon | 8x6 | 16x6 | fused |
+//!
+//! Tiles are `MR x NR`; the kernel keeps `MR / lanes * NR` vector accumulators.
+
+#[macro_use]
+mod kernel;
+#[cfg(target_arch = "x86_64")]
+#[macro_use]
+mod x86_vec;
+
+mod block;
+mod driver;
+mod mat;
+mod pack;
+mod scalar;
+mod scratch;
+mod small;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
+
+pub use mat::{MatMut, MatRef};
+
+use crate::{active_tier, KernelElement, Tier};
+use kernel::Kernel;
+
+mod sealed {
+    /// Implemented for `f32` and `f64` only; it finds the micro-kernel of a tier.
+    pub trait Sealed: Sized {
+        /// The micro-kernel of `tier`, or `None` when the CPU lacks it.
+        fn kernel(tier: crate::Tier) -> Option<super::Kernel<Self>>;
+    }
+}
+
+/// Element types [`gemm`] multiplies: `f32` and `f64`.
+pub trait GemmElement: KernelElement + crate::scalar::Arith + sealed::Sealed {}
+
+impl GemmElement for f32 {}
+impl GemmElement for f64 {}
+
+macro_rules! gemm_element {
+    ($t:ty, $k:ident) => {
+        impl sealed::Sealed for $t {
+            fn kernel(tier: Tier) -> Option<Kernel<$t>> {
+                // A table exists exactly when this architecture has the tier and the
+                // CPU supports it.
+                <$t as KernelElement>::table_for(tier)?;
+                match tier {
+                    Tier::Scalar => Some(scalar::$k),
+                    #[cfg(target_arch = "x86_64")]
+                    Tier::Sse2 => Some(sse2::$k),
+                    #[cfg(target_arch = "x86_64")]
+                    Tier::Avx2 => Some(avx2::$k),
+                    #[cfg(target_arch = "x86_64")]
+                    Tier::Avx512 => Some(avx512::$k),
+                    #[cfg(target_arch = "aarch64")]
+                    Tier::Neon => Some(neon::$k),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+gemm_element!(f32, F32);
+gemm_element!(f64, F64);
+
+/// `C = alpha * A * B + beta * C` with the active tier's kernel, on up to `threads`
+/// participants of the [`crate::pool`] (1 runs on the calling thread; small products
+/// always do).
+///
+/// When `beta == 0`, C is only written, never read (so NaNs or garbage in it do not
+/// leak into the result). When `k == 0` or `alpha == 0`, A and B are not read and
+/// `C = beta * C` (zeros when `beta == 0`). Results do not depend on `threads`.
+///
+/// # Panics
+///
+/// If `a.cols() != b.rows()`, or C is not `a.rows() x b.cols()` (callers validate
+/// shapes and report their own errors first).
+///
+/// ```
+/// use ndsimd_kernels::gemm::{gemm, MatMut, MatRef};
+/// // A = [[1, 2], [3, 4]] row-major; B = A's transpose, read from A's storage.
+/// let a = [1.0f64, 2.0, 3.0, 4.0];
+/// let mut c = [1.0f64; 4];
+/// let am = MatRef::new(&a, 0, 2, 2, 2, 1).unwrap();
+/// let bt = MatRef::new(&a, 0, 2, 2, 1, 2).unwrap();
+/// gemm(2.0, am, bt, 1.0, MatMut::new(&mut c, 0, 2, 2, 2, 1).unwrap(), 1);
+/// assert_eq!(c, [11.0, 23.0, 23.0, 51.0]); // 2 * A Aᵀ + 1
+/// ```
+pub fn gemm<T: GemmElement>(
+    alpha: T,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    beta: T,
+    c: MatMut<'_, T>,
+    threads: usize,
+) {
+    let done = gemm_tuned(
+        active_tier(),
+        &Tuning::default(),
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+        threads,
+    );
+    debug_assert!(done.is_some(), "the active tier is always available");
+}
+
+/// [`gemm`] with the kernel of `tier`; `None` (and nothing done) when this CPU lacks
+/// that tier (see [`crate::available_tiers`]).
+///
+/// ```
+/// use ndsimd_kernels::gemm::{gemm_with_tier, MatMut, MatRef};
+/// use ndsimd_kernels::Tier;
+/// let (a, b) = ([1.0f32, 2.0], [3.0f32, 4.0]);
+/// let mut c = [f32::NAN];
+/// let (a, b) = (MatRef::new(&a, 0, 1, 2, 2, 1).unwrap(), MatRef::new(&b, 0, 2, 1, 1, 1).unwrap());
+/// let c = MatMut::new(&mut c, 0, 1, 1, 1, 1).unwrap();
+/// assert_eq!(gemm_with_tier(Tier::Scalar, 1.0, a, b, 0.0, c, 1), Some(()));
+/// ```
+pub fn gemm_with_tier<T: GemmElement>(
+    tier: Tier,
+    alpha: T,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    beta: T,
+    c: MatMut<'_, T>,
+    threads: usize,
+) -> Option<()> {
+    gemm_tuned(tier, &Tuning::default(), alpha, a, b, beta, c, threads)
+}
+
+/// Overrides of the driver's choices, for tests and benchmarks only (not a stable
+/// interface): `None` keeps the default.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tuning {
+    /// Force the small path (`true`) or the packed one (`false`).
+    pub small_path: Option<bool>,
+    /// Block sizes (`MC` and `NC` are rounded up to the tile).
+    pub kc: Option<usize>,
+    /// See `kc`.
+    pub mc: Option<usize>,
+    /// See `kc`.
+    pub nc: Option<usize>,
+    /// Smallest `m * n * k` that may use more than one thread.
+    pub parallel_min: Option<usize>,
+}
+
+/// `(MR, NR, KC, MC, NC)` of the packed path at `tier` for this machine, for tests
+/// and benchmarks; `None` when the CPU lacks the tier.
+#[doc(hidden)]
+pub fn blocking<T: GemmElement>(tier: Tier) -> Option<[usize; 5]> {
+    let k = T::kernel(tier)?;
+    let b = block::Blocking::derive(k.mr, k.nr, size_of::<T>(), crate::cache_info());
+    Some([k.mr, k.nr, b.kc, b.mc, b.nc])
+}
+
+/// [`gemm_with_tier`] with [`Tuning`] overrides, for tests and benchmarks.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_tuned<T: GemmElement>(
+    tier: Tier,
+    tuning: &Tuning,
+    alpha: T,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    beta: T,
+    mut c: MatMut<'_, T>,
+    threads: usize,
+) -> Option<()> {
+    assert!(
+        a.cols == b.rows && c.rows == a.rows && c.cols == b.cols,
+        "gemm: A is {}x{}, B is {}x{}, C is {}x{}",
+        a.rows,
+        a.cols,
+        b.rows,
+        b.cols,
+        c.rows,
+        c.cols
+    );
+    let kern = T::kernel(tier)?;
+    let (ra, rb, rc) = (a.raw(), b.raw(), c.raw());
+    // SAFETY: the views were checked by `MatRef::new` / `MatMut::new` (in bounds,
+    // C's elements distinct), have the shapes just asserted, and are borrowed for the
+    // call (C mutably, so it shares nothing with A or B); `kern` exists only when the
+    // CPU has its tier.
+    unsafe {
+        driver::gemm(
+            kern,
+            tuning,
+            (a.rows, b.cols, a.cols),
+            (alpha, beta),
+            (ra, rb, rc),
+            threads,
+        )
+    };
+    Some(())
+}

@@ -1,0 +1,32 @@
+//! SSE2 micro-kernels (16 xmm registers, no FMA: multiply then add).
+
+use core::arch::x86_64::*;
+
+x86_simd!(
+    F64x2,
+    f64,
+    __m128d,
+    2,
+    _mm_setzero_pd,
+    _mm_set1_pd,
+    _mm_loadu_pd,
+    _mm_storeu_pd,
+    _mm_add_pd,
+    _mm_mul_pd
+);
+x86_simd!(
+    F32x4,
+    f32,
+    __m128,
+    4,
+    _mm_setzero_ps,
+    _mm_set1_ps,
+    _mm_loadu_ps,
+    _mm_storeu_ps,
+    _mm_add_ps,
+    _mm_mul_ps
+);
+
+// 2 x 4 accumulators + 2 of A + 1 broadcast fit the 16 registers.
+gemm_kernel!(F64, "sse2", f64, F64x2, 2 x 4);
+gemm_kernel!(F32, "sse2", f32, F32x4, 2 x 4);

@@ -1,0 +1,765 @@
+//! GEMM: every tier the host has, f32 and f64, against a naive triple loop.
+//!
+//! Integer-valued data (small enough that every product and partial sum is exact in
+//! f32) makes the comparison exact on every path and tier, fused or not; random data
+//! is held to the usual error bound. Every output window sits in a larger buffer full
+//! of canaries, which must survive; with `beta == 0` the window starts full of NaN,
+//! which must not leak. Small block sizes (through the test-only `Tuning`) make small
+//! products cross every block boundary.
+
+mod common;
+
+use common::{TestFloat, XorShift};
+use ndsimd_kernels::gemm::{
+    blocking, gemm, gemm_tuned, gemm_with_tier, GemmElement, MatMut, MatRef, Tuning,
+};
+use ndsimd_kernels::{available_tiers, pool, Tier};
+
+trait Elem: TestFloat + GemmElement {}
+impl<T: TestFloat + GemmElement> Elem for T {}
+
+/// How a test matrix is laid out in its buffer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Lay {
+    Row,
+    Col,
+    /// Row-major with gaps between elements and between rows.
+    Gapped,
+    /// Row-major with both strides negative (element (0, 0) last in memory).
+    Reversed,
+    /// Column-major with gaps, rows reversed.
+    Mixed,
+    /// Every row the same (row stride 0): inputs only.
+    BroadcastRows,
+    /// Every column the same (column stride 0): inputs only.
+    BroadcastCols,
+}
+
+const INPUT_LAYS: [Lay; 7] = [
+    Lay::Row,
+    Lay::Col,
+    Lay::Gapped,
+    Lay::Reversed,
+    Lay::Mixed,
+    Lay::BroadcastRows,
+    Lay::BroadcastCols,
+];
+const OUTPUT_LAYS: [Lay; 5] = [Lay::Row, Lay::Col, Lay::Gapped, Lay::Reversed, Lay::Mixed];
+
+/// Canaries on each side of a window.
+const PAD: usize = 5;
+
+/// A matrix in a buffer of canaries.
+struct Stored<T> {
+    buf: Vec<T>,
+    offset: usize,
+    rows: usize,
+    cols: usize,
+    rs: isize,
+    cs: isize,
+}
+
+impl<T: Elem> Stored<T> {
+    fn new(lay: Lay, rows: usize, cols: usize, mut value: impl FnMut(usize, usize) -> T) -> Self {
+        let (r, c) = (rows as isize, cols as isize);
+        let (rs, cs) = match lay {
+            Lay::Row => (c, 1),
+            Lay::Col => (1, r),
+            Lay::Gapped => (2 * c + 3, 2),
+            Lay::Reversed => (-c, -1),
+            Lay::Mixed => (-1, r + 2),
+            Lay::BroadcastRows => (0, 1),
+            Lay::BroadcastCols => (1, 0),
+        };
+        let (lo, hi) = if rows == 0 || cols == 0 {
+            (0, 0)
+        } else {
+            let (dr, dc) = ((r - 1) * rs, (c - 1) * cs);
+            (dr.min(0) + dc.min(0), dr.max(0) + dc.max(0))
+        };
+        let offset = PAD + (-lo) as usize;
+        let len = offset + hi as usize + 1 + PAD;
+        let mut s = Stored {
+            buf: vec![T::canary(); len],
+            offset,
+            rows,
+            cols,
+            rs,
+            cs,
+        };
+        for i in 0..rows {
+            for j in 0..cols {
+                let at = s.index(i, j);
+                s.buf[at] = value(i, j);
+            }
+        }
+        s
+    }
+
+    fn index(&self, i: usize, j: usize) -> usize {
+        (self.offset as isize + i as isize * self.rs + j as isize * self.cs) as usize
+    }
+
+    fn get(&self, i: usize, j: usize) -> T {
+        self.buf[self.index(i, j)]
+    }
+
+    fn view(&self) -> MatRef<'_, T> {
+        MatRef::new(
+            &self.buf,
+            self.offset,
+            self.rows,
+            self.cols,
+            self.rs,
+            self.cs,
+        )
+        .unwrap()
+    }
+
+    fn view_mut(&mut self) -> MatMut<'_, T> {
+        MatMut::new(
+            &mut self.buf,
+            self.offset,
+            self.rows,
+            self.cols,
+            self.rs,
+            self.cs,
+        )
+        .unwrap()
+    }
+
+    /// Every element outside the window still holds the canary.
+    fn canaries_intact(&self) -> bool {
+        let mut inside = vec![false; self.buf.len()];
+        for i in 0..self.rows {
+            for j in 0..self.cols {
+                inside[self.index(i, j)] = true;
+            }
+        }
+        self.buf
+            .iter()
+            .zip(&inside)
+            .all(|(x, &ins)| ins || x.bits() == T::canary().bits())
+    }
+}
+
+fn small_int<T: Elem>(rng: &mut XorShift) -> T {
+    T::from_f64((rng.next() % 9) as f64 - 4.0)
+}
+
+const ALPHAS: [f64; 4] = [0.0, 1.0, 2.0, -1.5];
+
+/// One product on integer data, checked exactly, canaries included.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    tier: Tier,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    beta: f64,
+    lays: (Lay, Lay, Lay),
+    threads: usize,
+}
+
+fn check_exact<T: Elem>(case: Case, tuning: &Tuning, rng: &mut XorShift) {
+    let Case {
+        m,
+        n,
+        k,
+        alpha,
+        beta,
+        ..
+    } = case;
+    let a = Stored::<T>::new(case.lays.0, m, k, |_, _| small_int(rng));
+    let b = Stored::<T>::new(case.lays.1, k, n, |_, _| small_int(rng));
+    let mut c = Stored::<T>::new(case.lays.2, m, n, |_, _| {
+        if beta == 0.0 {
+            T::from_f64(f64::NAN)
+        } else {
+            small_int(rng)
+        }
+    });
+    let c0: Vec<f64> = (0..m * n)
+        .map(|x| c.get(x / n.max(1), x % n.max(1)).to_f64())
+        .collect();
+    let (al, be) = (T::from_f64(alpha), T::from_f64(beta));
+    let done = gemm_tuned(
+        case.tier,
+        tuning,
+        al,
+        a.view(),
+        b.view(),
+        be,
+        c.view_mut(),
+        case.threads,
+    );
+    assert_eq!(done, Some(()));
+    for i in 0..m {
+        for j in 0..n {
+            let ab: f64 = (0..k)
+                .map(|p| a.get(i, p).to_f64() * b.get(p, j).to_f64())
+                .sum();
+            let want = alpha * ab
+                + if beta == 0.0 {
+                    0.0
+                } else {
+                    beta * c0[i * n + j]
+                };
+            let got = c.get(i, j).to_f64();
+            assert!(
+                got == want,
+                "{} {case:?} {tuning:?}: C[{i}, {j}] = {got}, want {want}",
+                T::NAME
+            );
+        }
+    }
+    assert!(
+        c.canaries_intact(),
+        "{} {case:?} {tuning:?}: write outside C",
+        T::NAME
+    );
+}
+
+/// The largest MR and NR over the available tiers.
+fn max_tile<T: Elem>() -> (usize, usize) {
+    available_tiers().iter().fold((1, 1), |(mr, nr), &t| {
+        let [tmr, tnr, ..] = blocking::<T>(t).unwrap();
+        (mr.max(tmr), nr.max(tnr))
+    })
+}
+
+/// Block sizes so small that tiny products cross every boundary (MC and NC are
+/// rounded up to one tile).
+fn tiny_blocks(kc: usize) -> Tuning {
+    Tuning {
+        small_path: Some(false),
+        kc: Some(kc),
+        mc: Some(1),
+        nc: Some(1),
+        ..Tuning::default()
+    }
+}
+
+fn every_small_shape<T: Elem>() {
+    let (mr, nr) = max_tile::<T>();
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut pick = 0usize;
+    for tier in available_tiers() {
+        for tuning in [Tuning::default(), tiny_blocks(8)] {
+            for m in 0..=2 * mr + 1 {
+                for n in 0..=2 * nr + 1 {
+                    for k in [0, 1, 2, 3, 7, 8, 9, 17] {
+                        pick += 1;
+                        let case = Case {
+                            tier,
+                            m,
+                            n,
+                            k,
+                            alpha: ALPHAS[pick % 4],
+                            beta: ALPHAS[pick / 4 % 4],
+                            lays: (
+                                INPUT_LAYS[pick % 7],
+                                INPUT_LAYS[pick / 7 % 7],
+                                OUTPUT_LAYS[pick % 5],
+                            ),
+                            threads: 1,
+                        };
+                        check_exact::<T>(case, &tuning, &mut rng);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_small_shape_exact_f32() {
+    every_small_shape::<f32>();
+}
+
+#[test]
+fn every_small_shape_exact_f64() {
+    every_small_shape::<f64>();
+}
+
+fn every_k<T: Elem>() {
+    let (mr, nr) = max_tile::<T>();
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    for tier in available_tiers() {
+        let [tmr, tnr, kc, ..] = blocking::<T>(tier).unwrap();
+        let shapes = [
+            (1, 1),
+            (tmr, tnr),
+            (tmr + 1, nr + 1),
+            (2 * mr + 1, 2 * nr + 1),
+        ];
+        let lays = (Lay::Row, Lay::Row, Lay::Row);
+        for (m, n) in shapes {
+            // Every k across two tiny KC blocks, on the packed path...
+            for k in 0..=2 * 8 + 1 {
+                let case = Case {
+                    tier,
+                    m,
+                    n,
+                    k,
+                    alpha: 2.0,
+                    beta: -1.5,
+                    lays,
+                    threads: 1,
+                };
+                check_exact::<T>(case, &tiny_blocks(8), &mut rng);
+                check_exact::<T>(
+                    case,
+                    &Tuning {
+                        small_path: Some(true),
+                        ..Tuning::default()
+                    },
+                    &mut rng,
+                );
+            }
+            // ... and around the real KC.
+            for k in [kc - 1, kc, kc + 1, 2 * kc + 1] {
+                for beta in [0.0, 1.0] {
+                    let case = Case {
+                        tier,
+                        m,
+                        n,
+                        k,
+                        alpha: -1.5,
+                        beta,
+                        lays,
+                        threads: 1,
+                    };
+                    check_exact::<T>(
+                        case,
+                        &Tuning {
+                            small_path: Some(false),
+                            ..Tuning::default()
+                        },
+                        &mut rng,
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_k_exact_f32() {
+    every_k::<f32>();
+}
+
+#[test]
+fn every_k_exact_f64() {
+    every_k::<f64>();
+}
+
+fn alpha_beta_and_layouts<T: Elem>() {
+    let mut rng = XorShift(0xdead_beef_cafe_f00d);
+    let (mr, nr) = max_tile::<T>();
+    for tier in available_tiers() {
+        for (m, n, k) in [(mr + 3, nr + 2, 11), (3, 2, 5)] {
+            for small in [false, true] {
+                let tuning = Tuning {
+                    small_path: Some(small),
+                    kc: Some(4),
+                    ..Tuning::default()
+                };
+                for alpha in ALPHAS {
+                    for beta in ALPHAS {
+                        let lays = (Lay::Gapped, Lay::Col, Lay::Mixed);
+                        let case = Case {
+                            tier,
+                            m,
+                            n,
+                            k,
+                            alpha,
+                            beta,
+                            lays,
+                            threads: 1,
+                        };
+                        check_exact::<T>(case, &tuning, &mut rng);
+                    }
+                }
+                for la in INPUT_LAYS {
+                    for lb in INPUT_LAYS {
+                        for lc in OUTPUT_LAYS {
+                            let lays = (la, lb, lc);
+                            let case = Case {
+                                tier,
+                                m,
+                                n,
+                                k,
+                                alpha: 2.0,
+                                beta: 1.0,
+                                lays,
+                                threads: 1,
+                            };
+                            check_exact::<T>(case, &tuning, &mut rng);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn alpha_beta_and_layouts_f32() {
+    alpha_beta_and_layouts::<f32>();
+}
+
+#[test]
+fn alpha_beta_and_layouts_f64() {
+    alpha_beta_and_layouts::<f64>();
+}
+
+/// `alpha == 0` or `k == 0`: A and B are not read (NaNs there do not leak), and
+/// `C = beta * C`.
+#[test]
+fn alpha_zero_and_k_zero_only_scale_c() {
+    for tier in available_tiers() {
+        let a = [f64::NAN; 6];
+        let mut c = [1.0, 2.0, 3.0, 4.0];
+        let am = MatRef::new(&a, 0, 2, 3, 3, 1).unwrap();
+        let bm = MatRef::new(&a, 0, 3, 2, 2, 1).unwrap();
+        gemm_with_tier(
+            tier,
+            0.0,
+            am,
+            bm,
+            2.0,
+            MatMut::new(&mut c, 0, 2, 2, 2, 1).unwrap(),
+            1,
+        )
+        .unwrap();
+        assert_eq!(c, [2.0, 4.0, 6.0, 8.0]);
+        c = [f64::NAN; 4];
+        gemm_with_tier(
+            tier,
+            0.0,
+            am,
+            bm,
+            0.0,
+            MatMut::new(&mut c, 0, 2, 2, 2, 1).unwrap(),
+            1,
+        )
+        .unwrap();
+        assert_eq!(c, [0.0; 4]);
+        let empty: [f64; 0] = [];
+        let a0 = MatRef::new(&empty, 0, 2, 0, 0, 1).unwrap();
+        let b0 = MatRef::new(&empty, 0, 0, 2, 2, 1).unwrap();
+        c = [f64::NAN; 4];
+        gemm_with_tier(
+            tier,
+            1.0,
+            a0,
+            b0,
+            0.0,
+            MatMut::new(&mut c, 0, 2, 2, 2, 1).unwrap(),
+            2,
+        )
+        .unwrap();
+        assert_eq!(c, [0.0; 4]);
+    }
+}
+
+/// Random data over sizes that cross the real KC, MC (and, through a smaller NC, NC)
+/// blocks: within `|C - ref| <= 2 (k + 2) eps (|alpha| sum|a||b| + |beta| |c|)`.
+fn random_within_bound<T: Elem>() {
+    let mut rng = XorShift(0x0123_4567_89ab_cdef);
+    let val = |rng: &mut XorShift| {
+        T::from_f64((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+    };
+    for tier in available_tiers() {
+        let [mr, nr, kc, mc, _] = blocking::<T>(tier).unwrap();
+        let smaller_nc = Tuning {
+            nc: Some(3 * nr),
+            ..Tuning::default()
+        };
+        for (m, n, k, tuning) in [
+            (mc + mr + 3, 2 * nr + 1, kc + 5, Tuning::default()),
+            (2 * mc + 1, 9 * nr + 2, 2 * kc + 1, smaller_nc),
+            (40, 41, 42, Tuning::default()),
+        ] {
+            let (alpha, beta) = (-1.5, 0.75);
+            let a = Stored::<T>::new(Lay::Row, m, k, |_, _| val(&mut rng));
+            let b = Stored::<T>::new(Lay::Col, k, n, |_, _| val(&mut rng));
+            let mut c = Stored::<T>::new(Lay::Row, m, n, |_, _| val(&mut rng));
+            let c0: Vec<f64> = c.buf.iter().map(|x| x.to_f64()).collect();
+            let (al, be) = (T::from_f64(alpha), T::from_f64(beta));
+            gemm_tuned(tier, &tuning, al, a.view(), b.view(), be, c.view_mut(), 1).unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    let (mut ab, mut mag) = (0.0, 0.0);
+                    for p in 0..k {
+                        let x = a.get(i, p).to_f64() * b.get(p, j).to_f64();
+                        ab += x;
+                        mag += x.abs();
+                    }
+                    let old = c0[c.index(i, j)];
+                    let want = alpha * ab + beta * old;
+                    let bound = 2.0
+                        * (k + 2) as f64
+                        * T::EPS
+                        * (alpha.abs() * mag + beta.abs() * old.abs());
+                    let got = c.get(i, j).to_f64();
+                    assert!(
+                        (got - want).abs() <= bound,
+                        "{} {tier} {m}x{n}x{k}: C[{i}, {j}] = {got}, want {want} +- {bound}",
+                        T::NAME
+                    );
+                }
+            }
+            assert!(c.canaries_intact());
+        }
+    }
+}
+
+#[test]
+fn random_within_bound_f32() {
+    random_within_bound::<f32>();
+}
+
+#[test]
+fn random_within_bound_f64() {
+    random_within_bound::<f64>();
+}
+
+/// The k-summation order of an element never depends on the split: 1, 2 and 3
+/// threads give the same bits, whichever way the work is split (by rows for tall
+/// products, by columns for wide ones).
+fn threads_bit_identical<T: Elem>() {
+    pool::set_num_threads(pool::num_threads().max(3));
+    let mut rng = XorShift(0x5151_5151_aaaa_0001);
+    for tier in available_tiers() {
+        for (m, n, k) in [(301, 37, 150), (19, 403, 150), (130, 131, 260)] {
+            for lay_c in [Lay::Row, Lay::Col] {
+                let a = Stored::<T>::new(Lay::Row, m, k, |_, _| T::random_finite(&mut rng));
+                let b = Stored::<T>::new(Lay::Col, k, n, |_, _| T::random_finite(&mut rng));
+                let c_in = Stored::<T>::new(lay_c, m, n, |_, _| T::random_finite(&mut rng));
+                let mut outs = Vec::new();
+                for threads in [1, 2, 3] {
+                    for parallel_min in [Some(0), None] {
+                        let mut c = Stored {
+                            buf: c_in.buf.clone(),
+                            ..c_in
+                        };
+                        let tuning = Tuning {
+                            parallel_min,
+                            kc: Some(64),
+                            ..Tuning::default()
+                        };
+                        let (al, be) = (T::from_f64(1.25), T::from_f64(-0.5));
+                        gemm_tuned(
+                            tier,
+                            &tuning,
+                            al,
+                            a.view(),
+                            b.view(),
+                            be,
+                            c.view_mut(),
+                            threads,
+                        )
+                        .unwrap();
+                        outs.push(c.buf.iter().map(|x| x.bits()).collect::<Vec<_>>());
+                    }
+                }
+                assert!(
+                    outs.windows(2).all(|w| w[0] == w[1]),
+                    "{} {tier} {m}x{n}x{k}",
+                    T::NAME
+                );
+            }
+        }
+    }
+}
+
+trait RandomFinite {
+    fn random_finite(rng: &mut XorShift) -> Self;
+}
+impl<T: Elem> RandomFinite for T {
+    fn random_finite(rng: &mut XorShift) -> T {
+        T::from_f64((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+    }
+}
+
+#[test]
+fn threads_bit_identical_f32() {
+    threads_bit_identical::<f32>();
+}
+
+#[test]
+fn threads_bit_identical_f64() {
+    threads_bit_identical::<f64>();
+}
+
+/// The public entry point on the active tier, serial and on the pool.
+#[test]
+fn gemm_on_the_active_tier() {
+    let n = 150;
+    let a: Vec<f64> = (0..n * n).map(|x| (x % 7) as f64 - 3.0).collect();
+    let mut want = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            want[i * n + j] = (0..n).map(|p| a[i * n + p] * a[j * n + p]).sum();
+        }
+    }
+    for threads in [1, 2] {
+        let mut c = vec![f64::NAN; n * n];
+        let s = n as isize;
+        let am = MatRef::new(&a, 0, n, n, s, 1).unwrap();
+        let at = MatRef::new(&a, 0, n, n, 1, s).unwrap();
+        gemm(
+            1.0,
+            am,
+            at,
+            0.0,
+            MatMut::new(&mut c, 0, n, n, s, 1).unwrap(),
+            threads,
+        );
+        assert_eq!(c, want);
+    }
+}
+
+#[test]
+fn views_reject_out_of_bounds_and_overlap() {
+    let mut d = [0.0f64; 12];
+    // In bounds exactly / one past.
+    assert!(MatRef::new(&d, 0, 3, 4, 4, 1).is_some());
+    assert!(MatRef::new(&d, 1, 3, 4, 4, 1).is_none());
+    assert!(MatRef::new(&d, 0, 4, 3, 1, 4).is_some());
+    assert!(MatRef::new(&d, 0, 4, 3, 1, 5).is_none());
+    // Negative strides: (0, 0) must sit high enough.
+    assert!(MatRef::new(&d, 11, 3, 4, -4, -1).is_some());
+    assert!(MatRef::new(&d, 10, 3, 4, -4, -1).is_none());
+    assert!(MatRef::new(&d, 3, 3, 4, 4, -1).is_some());
+    assert!(MatRef::new(&d, 2, 3, 4, 4, -1).is_none());
+    // Huge strides do not overflow into acceptance.
+    assert!(MatRef::new(&d, 0, 2, 1, isize::MAX, 1).is_none());
+    assert!(MatRef::new(&d, 0, 2, 2, isize::MIN, isize::MAX).is_none());
+    // Broadcast inputs are fine; empty views need nothing.
+    assert!(MatRef::new(&d, 11, 100, 1, 0, 0).is_some());
+    assert!(MatRef::new(&d, 999, 0, 5, 1, 1).is_some());
+    assert!(MatMut::new(&mut d, 999, 5, 0, 1, 1).is_some());
+    // Outputs must not alias.
+    assert!(MatMut::new(&mut d, 0, 3, 4, 4, 1).is_some());
+    assert!(MatMut::new(&mut d, 0, 3, 4, 0, 1).is_none());
+    assert!(MatMut::new(&mut d, 0, 3, 4, 1, 0).is_none());
+    assert!(MatMut::new(&mut d, 0, 4, 3, 1, 4).is_some());
+    assert!(MatMut::new(&mut d, 0, 4, 3, 1, 3).is_none()); // (3, 0) is (0, 1)
+    assert!(MatMut::new(&mut d, 0, 4, 3, 3, 1).is_some());
+    assert!(MatMut::new(&mut d, 0, 4, 3, 2, 1).is_none());
+    assert!(MatMut::new(&mut d, 0, 1, 12, 0, 1).is_some());
+    assert!(MatMut::new(&mut d, 0, 12, 1, 1, 0).is_some());
+    assert!(MatMut::new(&mut d, 11, 3, 4, -4, -1).is_some());
+    // Interleaved strides: refused only when two elements really collide.
+    let mut big = [0.0f64; 20];
+    assert!(MatMut::new(&mut big, 0, 4, 2, 2, 3).is_some());
+    assert!(MatMut::new(&mut big, 0, 4, 3, 2, 3).is_none()); // (3, 0) is (0, 2)
+    assert!(MatMut::new(&mut big, 0, 3, 3, 2, 4).is_none()); // (2, 0) is (0, 1)
+                                                             // Out of bounds is refused for outputs too.
+    assert!(MatMut::new(&mut d, 1, 3, 4, 4, 1).is_none());
+}
+
+#[test]
+#[should_panic(expected = "gemm: A is 2x3, B is 2x2")]
+fn shape_mismatch_panics() {
+    let d = [0.0f32; 6];
+    let mut c = [0.0f32; 4];
+    let a = MatRef::new(&d, 0, 2, 3, 3, 1).unwrap();
+    let b = MatRef::new(&d, 0, 2, 2, 2, 1).unwrap();
+    gemm(
+        1.0,
+        a,
+        b,
+        0.0,
+        MatMut::new(&mut c, 0, 2, 2, 2, 1).unwrap(),
+        1,
+    );
+}
+
+#[cfg(unix)]
+mod fence {
+    //! Operands and output whose windows end exactly at a PROT_NONE page (or start
+    //! right after one): reading or writing one element too far faults.
+    use super::*;
+
+    use common::fenced::{AnyBits, At, Fenced};
+
+    /// `n` elements ending at the upper guard page (`tail`) or starting right after
+    /// the lower one, filled with `fill`.
+    fn fenced_slice<T: AnyBits>(f: &mut Fenced, n: usize, tail: bool, fill: T) -> &mut [T] {
+        let s = f.slice::<T>(if tail { At::Tail } else { At::Head }, n);
+        s.fill(fill);
+        s
+    }
+
+    fn fenced<T: Elem + AnyBits>() {
+        let (mr, nr) = max_tile::<T>();
+        let mut fa = Fenced::new(1 << 16);
+        let mut fb = Fenced::new(1 << 16);
+        let mut fc = Fenced::new(1 << 16);
+        for tier in available_tiers() {
+            for (m, n, k) in [(2 * mr + 1, nr + 1, 9), (3, 2, 5), (mr, nr, 1)] {
+                for tail in [true, false] {
+                    for col_major in [false, true] {
+                        for small in [false, true] {
+                            let two = T::from_f64(2.0);
+                            let a = fenced_slice::<T>(&mut fa, m * k, tail, two);
+                            let b = fenced_slice::<T>(&mut fb, k * n, tail, two);
+                            let c = fenced_slice::<T>(&mut fc, m * n, !tail, T::from_f64(f64::NAN));
+                            let (am, bm, cm) = if col_major {
+                                (
+                                    MatRef::new(a, 0, m, k, 1, m as isize),
+                                    MatRef::new(b, 0, k, n, 1, k as isize),
+                                    MatMut::new(c, 0, m, n, 1, m as isize),
+                                )
+                            } else {
+                                (
+                                    MatRef::new(a, 0, m, k, k as isize, 1),
+                                    MatRef::new(b, 0, k, n, n as isize, 1),
+                                    MatMut::new(c, 0, m, n, n as isize, 1),
+                                )
+                            };
+                            let tuning = Tuning {
+                                small_path: Some(small),
+                                kc: Some(4),
+                                ..Tuning::default()
+                            };
+                            let one = T::from_f64(1.0);
+                            gemm_tuned(
+                                tier,
+                                &tuning,
+                                one,
+                                am.unwrap(),
+                                bm.unwrap(),
+                                T::from_f64(0.0),
+                                cm.unwrap(),
+                                1,
+                            )
+                            .unwrap();
+                            let want = T::from_f64(4.0 * k as f64);
+                            assert!(
+                                c.iter().all(|&x| x == want),
+                                "{} {tier} {m}x{n}x{k}",
+                                T::NAME
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fenced_f32() {
+        fenced::<f32>();
+    }
+
+    #[test]
+    fn fenced_f64() {
+        fenced::<f64>();
+    }
+}

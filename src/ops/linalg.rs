@@ -1,0 +1,452 @@
+//! Matrix products on the packed GEMM of [`ndsimd_kernels::gemm`]: `matmul` (with
+//! NumPy's broadcasting of batch dimensions) and its `_into` form `C = αAB + βC`,
+//! `dot`, `inner`, `outer` and `vdot`.
+//!
+//! Every operand is read in place through its strides (a transposed, sliced,
+//! reversed or broadcast operand costs no copy: the GEMM's packing reads any
+//! layout). A matrix times a vector with contiguous rows runs one SIMD dot product
+//! per output element, split over the pool by rows, so its result does not depend
+//! on the thread count; the GEMM guarantees the same for every product.
+
+use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
+use crate::dim::broadcast_shapes;
+use crate::error::{Error, Result, ShapeFmt};
+use crate::Element;
+use ndsimd_kernels::gemm::{MatMut, MatRef};
+use ndsimd_kernels::{par, pool};
+use std::borrow::Cow;
+
+/// Output elements × inner length below which a matrix-vector product stays on one
+/// thread (one pool round trip costs about as much as 16Ki multiply-adds).
+const PAR_MIN_MATVEC: usize = 1 << 16;
+
+/// The shapes of one `matmul`: the broadcast batch, the matrix sizes, whether an
+/// operand was a vector (its axis is dropped from the result), the result shape.
+struct MatmulShape {
+    batch: Vec<usize>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a_vec: bool,
+    b_vec: bool,
+    out: Vec<usize>,
+}
+
+fn matmul_shape(op: &'static str, a: &[usize], b: &[usize]) -> Result<MatmulShape> {
+    if a.is_empty() || b.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "{op}: operands need at least one dimension: shapes {} and {}",
+            ShapeFmt(a),
+            ShapeFmt(b)
+        )));
+    }
+    let (a_vec, b_vec) = (a.len() == 1, b.len() == 1);
+    let (m, ka) = if a_vec {
+        (1, a[0])
+    } else {
+        (a[a.len() - 2], a[a.len() - 1])
+    };
+    let (kb, n) = if b_vec {
+        (b[0], 1)
+    } else {
+        (b[b.len() - 2], b[b.len() - 1])
+    };
+    if ka != kb {
+        return Err(Error::InvalidArgument(format!(
+            "{op}: shapes {} and {} are not aligned: {ka} (last dimension of the first) != {kb} ({} of the second)",
+            ShapeFmt(a),
+            ShapeFmt(b),
+            if b_vec { "its only dimension" } else { "second to last dimension" }
+        )));
+    }
+    let batch_a = &a[..a.len().saturating_sub(2)];
+    let batch_b = &b[..b.len().saturating_sub(2)];
+    let batch = broadcast_shapes(batch_a, batch_b)
+        .ok_or_else(|| Error::ShapeMismatch {
+            op,
+            lhs: a.to_vec(),
+            rhs: b.to_vec(),
+        })?
+        .to_vec();
+    let mut out = batch.clone();
+    if !a_vec {
+        out.push(m);
+    }
+    if !b_vec {
+        out.push(n);
+    }
+    Ok(MatmulShape {
+        batch,
+        m,
+        n,
+        k: ka,
+        a_vec,
+        b_vec,
+        out,
+    })
+}
+
+/// An operand's layout seen as a batch of matrices: the offset, the strides of the
+/// broadcast batch axes (0 where the operand is broadcast), and the matrix strides.
+struct Layout {
+    offset: usize,
+    batch_strides: Vec<isize>,
+    rs: isize,
+    cs: isize,
+}
+
+/// `shape`/`strides` of an operand (`vec`: a 1-D operand standing for a row
+/// (`row`) or a column) against the broadcast `batch`.
+fn layout(
+    offset: usize,
+    shape: &[usize],
+    strides: &[isize],
+    vec: bool,
+    row: bool,
+    batch: &[usize],
+) -> Layout {
+    let (rs, cs, nb) = if vec {
+        // A 1-D operand: the other matrix axis has length 1 and any stride.
+        if row {
+            (0, strides[0], 0)
+        } else {
+            (strides[0], 0, 0)
+        }
+    } else {
+        let r = shape.len();
+        (strides[r - 2], strides[r - 1], r - 2)
+    };
+    let lead = batch.len() - nb;
+    let batch_strides = (0..batch.len())
+        .map(|i| {
+            if i < lead || shape[i - lead] == 1 {
+                0
+            } else {
+                strides[i - lead]
+            }
+        })
+        .collect();
+    Layout {
+        offset,
+        batch_strides,
+        rs,
+        cs,
+    }
+}
+
+/// Calls `f(a_offset, b_offset, out_offset)` for every batch index, in row-major order.
+fn for_each_batch(
+    batch: &[usize],
+    a: &Layout,
+    b: &Layout,
+    out: &Layout,
+    mut f: impl FnMut(usize, usize, usize),
+) {
+    if batch.contains(&0) {
+        return;
+    }
+    let mut idx = vec![0usize; batch.len()];
+    let (mut oa, mut ob, mut oc) = (a.offset as isize, b.offset as isize, out.offset as isize);
+    loop {
+        f(oa as usize, ob as usize, oc as usize);
+        // Odometer step, adjusting the three offsets incrementally.
+        let mut axis = batch.len();
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            idx[axis] += 1;
+            oa += a.batch_strides[axis];
+            ob += b.batch_strides[axis];
+            oc += out.batch_strides[axis];
+            if idx[axis] < batch[axis] {
+                break;
+            }
+            let back = batch[axis] as isize;
+            oa -= a.batch_strides[axis] * back;
+            ob -= b.batch_strides[axis] * back;
+            oc -= out.batch_strides[axis] * back;
+            idx[axis] = 0;
+        }
+    }
+}
+
+/// `out = alpha * a @ b + beta * out` with the shapes checked (`out` has `s.out`).
+fn matmul_exec<T: Element>(
+    s: &MatmulShape,
+    alpha: T,
+    a: &ArrayView<'_, T>,
+    b: &ArrayView<'_, T>,
+    beta: T,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+) {
+    if s.batch.is_empty() && s.b_vec && !s.a_vec && matvec(alpha, a, b, beta, out) {
+        return;
+    }
+    let la = layout(a.offset, a.shape(), a.strides(), s.a_vec, true, &s.batch);
+    let lb = layout(b.offset, b.shape(), b.strides(), s.b_vec, false, &s.batch);
+    // The result drops the vector operands' axes: their stride is never used
+    // (that matrix axis has length 1).
+    let (oshape, ostrides) = (out.shape().to_vec(), out.strides().to_vec());
+    let nb = s.batch.len();
+    let (ors, ocs) = match (s.a_vec, s.b_vec) {
+        (false, false) => (ostrides[nb], ostrides[nb + 1]),
+        (false, true) => (ostrides[nb], 0),
+        (true, false) => (0, ostrides[nb]),
+        (true, true) => (0, 0),
+    };
+    let lo = Layout {
+        offset: out.offset,
+        batch_strides: (0..nb)
+            .map(|i| if oshape[i] == 1 { 0 } else { ostrides[i] })
+            .collect(),
+        rs: ors,
+        cs: ocs,
+    };
+    let threads = pool::current_num_threads();
+    let (ad, bd) = (a.data.storage(), b.data.storage());
+    let cd = out.data.storage_mut();
+    for_each_batch(&s.batch, &la, &lb, &lo, |oa, ob, oc| {
+        let am = MatRef::new(ad, oa, s.m, s.k, la.rs, la.cs).expect("in bounds: an array's layout");
+        let bm = MatRef::new(bd, ob, s.k, s.n, lb.rs, lb.cs).expect("in bounds: an array's layout");
+        let cm = MatMut::new(cd, oc, s.m, s.n, lo.rs, lo.cs)
+            .expect("in bounds and not overlapping: a writable array's layout");
+        T::gemm(alpha, am, bm, beta, cm, threads);
+    });
+}
+
+/// A 2-D `a` with contiguous rows times a contiguous 1-D `b` into a contiguous
+/// `out`: one SIMD dot product per row, rows split over the pool. `false` (nothing
+/// done) for any other layout.
+fn matvec<T: Element>(
+    alpha: T,
+    a: &ArrayView<'_, T>,
+    b: &ArrayView<'_, T>,
+    beta: T,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+) -> bool {
+    let (m, k) = (a.shape()[0], a.shape()[1]);
+    let Some(x) = b.as_slice() else { return false };
+    if a.strides()[1] != 1 && k > 1 {
+        return false;
+    }
+    let rs = a.strides()[0];
+    if rs < 0 && m > 1 {
+        return false;
+    }
+    let Some(y) = out.as_slice_mut() else {
+        return false;
+    };
+    if m == 0 {
+        return true;
+    }
+    let ad = &a.data.storage()[a.offset..];
+    let dot = T::table().dot;
+    let row = |i: usize| &ad[i * rs as usize..i * rs as usize + k];
+    let pieces = par::pieces(m.saturating_mul(k.max(1)), PAR_MIN_MATVEC).min(m);
+    par::for_each_piece_mut(y, pieces, 8, &|start, piece| {
+        for (j, yj) in piece.iter_mut().enumerate() {
+            // NumPy's (BLAS's) empty dot is +0.0; the kernel's identity is -0.0.
+            let d = if k == 0 {
+                T::zero()
+            } else {
+                dot(row(start + j), x)
+            };
+            *yj = if beta == T::zero() {
+                alpha * d
+            } else {
+                alpha * d + beta * *yj
+            };
+        }
+    });
+    true
+}
+
+/// The elements in row-major order: borrowed when the layout is standard.
+fn row_major<S: Data>(a: &ArrayBase<S>) -> Cow<'_, [S::Elem]> {
+    match a.as_slice() {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(a.to_vec()),
+    }
+}
+
+impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+    /// The matrix product, as NumPy's `a @ b` (`np.matmul`): 2-D × 2-D is the
+    /// matrix product; a 1-D operand is a row (on the left) or a column (on the
+    /// right) whose axis is dropped from the result, so 1-D × 1-D gives a 0-D
+    /// array; beyond 2-D, the last two axes are matrices and the leading ones a
+    /// batch, broadcast as NumPy does.
+    ///
+    /// Each result element is accumulated in a fixed order whatever the thread
+    /// count, within `k·ε·Σ|a_ip·b_pj|` of the exact value (`k` the inner length),
+    /// and exact when every product and partial sum is representable. Errors name
+    /// both shapes: inner lengths that differ, batch shapes that do not broadcast,
+    /// a 0-D operand.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let a = Array::from_shape_vec(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    /// let b = Array::from_shape_vec(&[3, 2], vec![1.0, 0.0, 0.0, 1.0, 1.0, 1.0]).unwrap();
+    /// let c = a.matmul(&b).unwrap();
+    /// assert_eq!(c.to_vec(), vec![4.0, 5.0, 10.0, 11.0]);
+    /// // A transposed operand is read in place: (aᵀ)(aᵀ)ᵀ = aᵀa, 3 × 3.
+    /// assert_eq!(a.t().matmul(&a).unwrap().shape(), &[3, 3]);
+    /// assert!(a.matmul(&a).is_err());
+    /// ```
+    pub fn matmul<S2: Data<Elem = T>>(&self, rhs: &ArrayBase<S2>) -> Result<Array<T>> {
+        let s = matmul_shape("matmul", self.shape(), rhs.shape())?;
+        let mut out = Array::zeros(&s.out);
+        matmul_exec(&s, T::one(), &self.view(), &rhs.view(), T::zero(), &mut out);
+        Ok(out)
+    }
+
+    /// `out = alpha · (self @ rhs) + beta · out` ([`matmul`](Self::matmul)'s
+    /// product; BLAS's `gemm` with NumPy's shapes). `out` may have any layout but
+    /// must have exactly the product's shape ([`Error::WrongOutputShape`]). When
+    /// `beta` is 0, `out` is never read: NaN or garbage in it does not leak.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let a = Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+    /// let mut c = Array::from_elem(&[2, 2], 1.0);
+    /// a.matmul_into(&a, 2.0, 1.0, &mut c).unwrap();
+    /// assert_eq!(c.to_vec(), vec![15.0, 21.0, 31.0, 45.0]);
+    /// ```
+    pub fn matmul_into<S2: Data<Elem = T>>(
+        &self,
+        rhs: &ArrayBase<S2>,
+        alpha: T,
+        beta: T,
+        out: &mut ArrayBase<impl DataMut<Elem = T>>,
+    ) -> Result<()> {
+        let s = matmul_shape("matmul", self.shape(), rhs.shape())?;
+        if out.shape() != &s.out[..] {
+            return Err(Error::WrongOutputShape {
+                expected: s.out,
+                found: out.shape().to_vec(),
+            });
+        }
+        matmul_exec(&s, alpha, &self.view(), &rhs.view(), beta, out);
+        Ok(())
+    }
+
+    /// NumPy's `np.dot` for operands of at most two dimensions: the matrix product
+    /// of 2-D arrays, matrix-vector and vector-matrix products, the inner product
+    /// of two 1-D arrays (as a 0-D array; [`vdot`](Self::vdot) returns the
+    /// scalar), and multiplication by a 0-D operand. Beyond 2-D, NumPy's `dot`
+    /// contracts over different axes than `matmul` does; that form is not
+    /// provided: the error says so (use [`matmul`](Self::matmul) for batches).
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let m = Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+    /// let v = Array::from_vec(vec![1.0, 1.0]);
+    /// assert_eq!(m.dot(&v).unwrap().to_vec(), vec![3.0, 7.0]);
+    /// assert_eq!(v.dot(&v).unwrap().shape(), &[] as &[usize]);
+    /// ```
+    pub fn dot<S2: Data<Elem = T>>(&self, rhs: &ArrayBase<S2>) -> Result<Array<T>> {
+        if self.ndim() > 2 || rhs.ndim() > 2 {
+            return Err(Error::InvalidArgument(format!(
+                "dot: shapes {} and {}: operands of more than 2 dimensions are not supported (matmul broadcasts batches)",
+                ShapeFmt(self.shape()),
+                ShapeFmt(rhs.shape())
+            )));
+        }
+        if self.ndim() == 0 || rhs.ndim() == 0 {
+            return self.mul(rhs);
+        }
+        let s = matmul_shape("dot", self.shape(), rhs.shape())?;
+        let mut out = Array::zeros(&s.out);
+        matmul_exec(&s, T::one(), &self.view(), &rhs.view(), T::zero(), &mut out);
+        Ok(out)
+    }
+
+    /// NumPy's `np.inner`: the sum product over the last axes, of shape
+    /// `self.shape[..-1] + rhs.shape[..-1]` (a 0-D array for two 1-D arrays); a 0-D
+    /// operand multiplies. The last axes must have one length.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let a = Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+    /// // a · aᵀ
+    /// assert_eq!(a.inner(&a).unwrap().to_vec(), vec![5.0, 11.0, 11.0, 25.0]);
+    /// ```
+    pub fn inner<S2: Data<Elem = T>>(&self, rhs: &ArrayBase<S2>) -> Result<Array<T>> {
+        if self.ndim() == 0 || rhs.ndim() == 0 {
+            return self.mul(rhs);
+        }
+        let (ka, kb) = (self.shape()[self.ndim() - 1], rhs.shape()[rhs.ndim() - 1]);
+        if ka != kb {
+            return Err(Error::InvalidArgument(format!(
+                "inner: shapes {} and {}: last dimensions differ ({ka} != {kb})",
+                ShapeFmt(self.shape()),
+                ShapeFmt(rhs.shape())
+            )));
+        }
+        // Both as matrices (rows = the leading axes merged; a copy only when they
+        // cannot merge), then A · Bᵀ.
+        let lead = |x: &[usize]| x[..x.len() - 1].iter().product::<usize>() as isize;
+        let a2 = self.reshape(&[lead(self.shape()), ka as isize])?;
+        let b2 = rhs.reshape(&[lead(rhs.shape()), kb as isize])?;
+        let c = a2.view().matmul(&b2.view().t())?;
+        let mut shape: Vec<isize> = self.shape()[..self.ndim() - 1]
+            .iter()
+            .chain(&rhs.shape()[..rhs.ndim() - 1])
+            .map(|&d| d as isize)
+            .collect();
+        if shape.is_empty() {
+            shape = Vec::new();
+        }
+        c.into_shape(&shape)
+    }
+
+    /// NumPy's `np.outer`: both operands flattened, `out[i, j] = a[i] · b[j]`, of
+    /// shape `(a.len(), b.len())`.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let a = Array::from_vec(vec![1.0, 2.0]);
+    /// let b = Array::from_vec(vec![1.0, 10.0, 100.0]);
+    /// let o = a.outer(&b).unwrap();
+    /// assert_eq!(o.shape(), &[2, 3]);
+    /// assert_eq!(o.to_vec(), vec![1.0, 10.0, 100.0, 2.0, 20.0, 200.0]);
+    /// ```
+    pub fn outer<S2: Data<Elem = T>>(&self, rhs: &ArrayBase<S2>) -> Result<Array<T>> {
+        // One rounding per element, as the product itself: the broadcast engine
+        // streams `b` as a row against each `a[i]` without materialising either.
+        let (a, b) = (self.ravel(), rhs.ravel());
+        let a = a.view();
+        a.insert_axis(1)?.mul(b.view())
+    }
+
+    /// NumPy's `np.vdot` for real arrays: both flattened (row-major), the sum of
+    /// their products, as a scalar. The two must have one number of elements.
+    ///
+    /// Accumulated lane-parallel in the same fixed order as [`sum`](Self::sum)
+    /// (fused multiply-adds where the CPU has FMA), within
+    /// `(n/L + log2 L + 2)·ε·Σ|a·b|` of the exact value, exact on small
+    /// integer-valued data; `+0.0` when empty.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let a = Array::from_vec(vec![1.0, 2.0, 3.0]);
+    /// assert_eq!(a.vdot(&a).unwrap(), 14.0);
+    /// assert!(a.vdot(&Array::<f64>::zeros(&[2])).is_err());
+    /// ```
+    pub fn vdot<S2: Data<Elem = T>>(&self, rhs: &ArrayBase<S2>) -> Result<T> {
+        if self.len() != rhs.len() {
+            return Err(Error::InvalidArgument(format!(
+                "vdot needs two arrays of one size: shapes {} and {}",
+                ShapeFmt(self.shape()),
+                ShapeFmt(rhs.shape())
+            )));
+        }
+        if self.is_empty() {
+            // NumPy's (BLAS's) empty dot is +0.0; the kernel's identity is -0.0.
+            return Ok(T::zero());
+        }
+        let (x, y) = (row_major(self), row_major(rhs));
+        Ok((T::table().dot)(&x, &y))
+    }
+}
