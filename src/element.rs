@@ -89,6 +89,16 @@ pub trait Element:
         c: MatMut<'_, Self>,
         threads: usize,
     );
+    #[doc(hidden)]
+    /// [`ndsimd_kernels::gemm::gemv`] for this type.
+    fn gemv(
+        alpha: Self,
+        a: MatRef<'_, Self>,
+        x: MatRef<'_, Self>,
+        beta: Self,
+        y: MatMut<'_, Self>,
+        threads: usize,
+    );
 }
 
 macro_rules! float_dtype {
@@ -116,6 +126,16 @@ macro_rules! float_dtype {
                 threads: usize,
             ) {
                 ndsimd_kernels::gemm::gemm(alpha, a, b, beta, c, threads)
+            }
+            fn gemv(
+                alpha: $t,
+                a: MatRef<'_, $t>,
+                x: MatRef<'_, $t>,
+                beta: $t,
+                y: MatMut<'_, $t>,
+                threads: usize,
+            ) {
+                ndsimd_kernels::gemm::gemv(alpha, a, x, beta, y, threads)
             }
         }
     };

@@ -4,21 +4,17 @@
 //!
 //! Every operand is read in place through its strides (a transposed, sliced,
 //! reversed or broadcast operand costs no copy: the GEMM's packing reads any
-//! layout). A matrix times a vector with contiguous rows runs one SIMD dot product
-//! per output element, split over the pool by rows, so its result does not depend
-//! on the thread count; the GEMM guarantees the same for every product.
+//! layout). A matrix times a vector runs the kernels' `gemv` (one pass over a matrix
+//! with contiguous rows, a few rows at a time, rows split over the pool). Results do
+//! not depend on the thread count.
 
 use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
 use crate::dim::broadcast_shapes;
 use crate::error::{Error, Result, ShapeFmt};
 use crate::Element;
 use ndsimd_kernels::gemm::{MatMut, MatRef};
-use ndsimd_kernels::{par, pool};
+use ndsimd_kernels::pool;
 use std::borrow::Cow;
-
-/// Output elements × inner length below which a matrix-vector product stays on one
-/// thread (one pool round trip costs about as much as 16Ki multiply-adds).
-const PAR_MIN_MATVEC: usize = 1 << 16;
 
 /// The shapes of one `matmul`: the broadcast batch, the matrix sizes, whether an
 /// operand was a vector (its axis is dropped from the result), the result shape.
@@ -181,9 +177,6 @@ fn matmul_exec<T: Element>(
     beta: T,
     out: &mut ArrayBase<impl DataMut<Elem = T>>,
 ) {
-    if s.batch.is_empty() && s.b_vec && !s.a_vec && matvec(alpha, a, b, beta, out) {
-        return;
-    }
     let la = layout(a.offset, a.shape(), a.strides(), s.a_vec, true, &s.batch);
     let lb = layout(b.offset, b.shape(), b.strides(), s.b_vec, false, &s.batch);
     // The result drops the vector operands' axes: their stride is never used
@@ -212,55 +205,13 @@ fn matmul_exec<T: Element>(
         let bm = MatRef::new(bd, ob, s.k, s.n, lb.rs, lb.cs).expect("in bounds: an array's layout");
         let cm = MatMut::new(cd, oc, s.m, s.n, lo.rs, lo.cs)
             .expect("in bounds and not overlapping: a writable array's layout");
-        T::gemm(alpha, am, bm, beta, cm, threads);
-    });
-}
-
-/// A 2-D `a` with contiguous rows times a contiguous 1-D `b` into a contiguous
-/// `out`: one SIMD dot product per row, rows split over the pool. `false` (nothing
-/// done) for any other layout.
-fn matvec<T: Element>(
-    alpha: T,
-    a: &ArrayView<'_, T>,
-    b: &ArrayView<'_, T>,
-    beta: T,
-    out: &mut ArrayBase<impl DataMut<Elem = T>>,
-) -> bool {
-    let (m, k) = (a.shape()[0], a.shape()[1]);
-    let Some(x) = b.as_slice() else { return false };
-    if a.strides()[1] != 1 && k > 1 {
-        return false;
-    }
-    let rs = a.strides()[0];
-    if rs < 0 && m > 1 {
-        return false;
-    }
-    let Some(y) = out.as_slice_mut() else {
-        return false;
-    };
-    if m == 0 {
-        return true;
-    }
-    let ad = &a.data.storage()[a.offset..];
-    let dot = T::table().dot;
-    let row = |i: usize| &ad[i * rs as usize..i * rs as usize + k];
-    let pieces = par::pieces(m.saturating_mul(k.max(1)), PAR_MIN_MATVEC).min(m);
-    par::for_each_piece_mut(y, pieces, 8, &|start, piece| {
-        for (j, yj) in piece.iter_mut().enumerate() {
-            // NumPy's (BLAS's) empty dot is +0.0; the kernel's identity is -0.0.
-            let d = if k == 0 {
-                T::zero()
-            } else {
-                dot(row(start + j), x)
-            };
-            *yj = if beta == T::zero() {
-                alpha * d
-            } else {
-                alpha * d + beta * *yj
-            };
+        if s.b_vec && !s.a_vec {
+            // Matrix times vector: one pass over the matrix, rows on the pool.
+            T::gemv(alpha, am, bm, beta, cm, threads);
+        } else {
+            T::gemm(alpha, am, bm, beta, cm, threads);
         }
     });
-    true
 }
 
 /// The elements in row-major order: borrowed when the layout is standard.

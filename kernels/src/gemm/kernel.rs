@@ -60,6 +60,58 @@ pub struct Kernel<T> {
     pub nr: usize,
     /// The kernel itself.
     pub run: MicroFn<T>,
+    /// The kernel's arithmetic alone: [`peak`] with its accumulators.
+    pub peak: PeakFn<T>,
+    /// Matrix times vector with the same vector type (`gemv.rs`).
+    pub gemv: super::gemv::GemvFn<T>,
+}
+
+/// `(iters, x)`: `iters` rounds of multiply-adds on the kernel's accumulators,
+/// all operands in registers (see [`peak`]).
+///
+/// # Safety
+/// The CPU has the kernel's tier.
+pub type PeakFn<T> = unsafe fn(iters: usize, x: T) -> T;
+
+/// The FMA ceiling of a tile shape: `iters` rounds of `acc += a * b` on the
+/// `MV x NR` accumulators of [`tile`], with `a` and `b` in registers, so that it
+/// runs exactly the kernel's multiply-adds (`2 * MV * N * NR` flops a round) without
+/// its loads. A benchmark anchor: the kernel's time against this one's for the
+/// same flops is the fraction of the machine's peak it reaches. Returns a lane of
+/// the sum (to keep the work observable).
+///
+/// # Safety
+/// Inside a function with `V`'s features.
+#[inline(always)]
+pub(crate) unsafe fn peak<V: Simd, const MV: usize, const NR: usize>(
+    iters: usize,
+    x: V::T,
+) -> V::T {
+    let mut acc = [[V::zero(); MV]; NR];
+    let a = V::splat(x);
+    let mut b = [V::zero(); MV];
+    for (i, v) in b.iter_mut().enumerate() {
+        *v = V::mul(a, V::splat(x));
+        if i % 2 == 1 {
+            *v = V::add(*v, a);
+        }
+    }
+    for _ in 0..iters {
+        for col in acc.iter_mut() {
+            for (acc, &bi) in col.iter_mut().zip(&b) {
+                *acc = V::mul_add(a, bi, *acc);
+            }
+        }
+    }
+    let mut s = V::zero();
+    for col in &acc {
+        for &v in col {
+            s = V::add(s, v);
+        }
+    }
+    let mut lanes = [x; 64];
+    s.store(lanes.as_mut_ptr());
+    lanes[0]
 }
 
 /// One step of the k-loop: `acc[j][i] += a[i] * b[j]`.
@@ -167,10 +219,48 @@ macro_rules! gemm_kernel {
                     )
                 }
             }
+            #[$attr]
+            unsafe fn peak(iters: usize, x: $t) -> $t {
+                // SAFETY: as for `run`: `$v`'s features are present.
+                unsafe { $crate::gemm::kernel::peak::<$v, $mv, $nr>(iters, x) }
+            }
+            #[$attr]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn gemv(
+                m: usize,
+                k: usize,
+                a: *const $t,
+                lda: isize,
+                x: *const $t,
+                y: *mut $t,
+                ys: isize,
+                alpha: $t,
+                beta: $t,
+            ) {
+                use $crate::gemm::gemv::{rows, ROWS};
+                let beta = if beta == 0.0 { None } else { Some(beta) };
+                let mut i = 0;
+                // SAFETY: the caller upholds `GemvFn`'s contract for all `m` rows,
+                // which is `rows`' for each group; `$v`'s features are present.
+                unsafe {
+                    while i + ROWS <= m {
+                        let (ai, yi) = (a.offset(i as isize * lda), y.offset(i as isize * ys));
+                        rows::<$v, ROWS>(k, ai, lda, x, yi, ys, alpha, beta);
+                        i += ROWS;
+                    }
+                    while i < m {
+                        let (ai, yi) = (a.offset(i as isize * lda), y.offset(i as isize * ys));
+                        rows::<$v, 1>(k, ai, lda, x, yi, ys, alpha, beta);
+                        i += 1;
+                    }
+                }
+            }
             $crate::gemm::kernel::Kernel {
                 mr: $mv * <$v as $crate::gemm::kernel::Simd>::N,
                 nr: $nr,
                 run,
+                peak,
+                gemv,
             }
         };
     };

@@ -29,6 +29,7 @@ mod x86_vec;
 
 mod block;
 mod driver;
+mod gemv;
 mod mat;
 mod pack;
 mod scalar;
@@ -182,6 +183,123 @@ pub fn blocking<T: GemmElement>(tier: Tier) -> Option<[usize; 5]> {
     let k = T::kernel(tier)?;
     let b = block::Blocking::derive(k.mr, k.nr, size_of::<T>(), crate::cache_info());
     Some([k.mr, k.nr, b.kc, b.mc, b.nc])
+}
+
+/// Matrix times vector: `y = alpha * A x + beta * y` for an `m x k` A, a `k x 1` x
+/// and an `m x 1` y, on up to `threads` participants of the [`crate::pool`].
+///
+/// When A's rows are contiguous (unit column stride) and x is contiguous, this is one
+/// pass over A, a few rows at a time, each row summed in a fixed order whatever the
+/// thread split (see `gemv.rs`); any other layout, and `alpha == 0` or `k == 0`,
+/// goes through [`gemm`] (same contract: `beta == 0` never reads y).
+///
+/// # Panics
+/// If `a.cols() != x.rows()`, `x.cols() != 1`, or y is not `a.rows() x 1`.
+///
+/// ```
+/// use ndsimd_kernels::gemm::{gemv, MatMut, MatRef};
+/// let a = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3, row-major
+/// let x = [1.0f64, 0.0, -1.0];
+/// let mut y = [f64::NAN; 2];
+/// let (am, xm) = (MatRef::new(&a, 0, 2, 3, 3, 1).unwrap(), MatRef::new(&x, 0, 3, 1, 1, 1).unwrap());
+/// gemv(1.0, am, xm, 0.0, MatMut::new(&mut y, 0, 2, 1, 1, 1).unwrap(), 1);
+/// assert_eq!(y, [-2.0, -2.0]);
+/// ```
+pub fn gemv<T: GemmElement>(
+    alpha: T,
+    a: MatRef<'_, T>,
+    x: MatRef<'_, T>,
+    beta: T,
+    y: MatMut<'_, T>,
+    threads: usize,
+) {
+    let done = gemv_with_tier(active_tier(), alpha, a, x, beta, y, threads);
+    debug_assert!(done.is_some(), "the active tier is always available");
+}
+
+/// [`gemv`] with the kernels of `tier`; `None` (and nothing done) when this CPU lacks
+/// that tier.
+#[doc(hidden)]
+pub fn gemv_with_tier<T: GemmElement>(
+    tier: Tier,
+    alpha: T,
+    a: MatRef<'_, T>,
+    x: MatRef<'_, T>,
+    beta: T,
+    mut y: MatMut<'_, T>,
+    threads: usize,
+) -> Option<()> {
+    assert!(
+        a.cols == x.rows && x.cols == 1 && y.rows == a.rows && y.cols == 1,
+        "gemv: A is {}x{}, x is {}x{}, y is {}x{}",
+        a.rows,
+        a.cols,
+        x.rows,
+        x.cols,
+        y.rows,
+        y.cols
+    );
+    let kern = T::kernel(tier)?;
+    let (m, k) = (a.rows, a.cols);
+    let rows_contiguous = a.cs == 1 || k <= 1;
+    let x_contiguous = x.rs == 1 || k <= 1;
+    if !(rows_contiguous && x_contiguous) || k == 0 || alpha == T::ZERO || m == 0 {
+        return gemm_with_tier(tier, alpha, a, x, beta, y, threads);
+    }
+    let (ra, rx, ry) = (a.raw(), x.raw(), y.raw());
+    let chunks = if threads > 1 && m.saturating_mul(k) >= GEMV_PARALLEL_MIN {
+        threads.min(crate::pool::current_num_threads()) * 4
+    } else {
+        1
+    };
+    let per = m.div_ceil(chunks).next_multiple_of(gemv::ROWS);
+    let part = |q: usize| {
+        let (i0, i1) = ((q * per).min(m), ((q + 1) * per).min(m));
+        // SAFETY: rows `i0..i1` of A (contiguous, `k` long at stride `rs`), x's `k`
+        // contiguous elements and y's rows `i0..i1` lie in the checked views; chunks
+        // write disjoint rows of y; `kern` exists only on a CPU with its tier.
+        unsafe {
+            (kern.gemv)(
+                i1 - i0,
+                k,
+                ra.at(i0, 0),
+                ra.rs,
+                rx.at(0, 0),
+                ry.at(i0, 0),
+                ry.rs,
+                alpha,
+                beta,
+            )
+        }
+    };
+    if chunks <= 1 {
+        part(0);
+    } else {
+        crate::pool::run(chunks, &part);
+    }
+    Some(())
+}
+
+/// Elements of A below which a matrix-vector product stays on one thread (a pool
+/// round trip is worth about this many multiply-adds).
+const GEMV_PARALLEL_MIN: usize = 1 << 16;
+
+/// The multiply-add ceiling of `tier`'s micro-kernel (its arithmetic without its
+/// loads, on its own accumulators: see `kernel::peak`), for benchmarks: returns
+/// the flops of `iters` rounds and a value to keep; `None` when the CPU lacks the
+/// tier.
+///
+/// ```
+/// use ndsimd_kernels::gemm::fma_peak;
+/// let (flops, _) = fma_peak::<f64>(ndsimd_kernels::active_tier(), 1000, 1.0).unwrap();
+/// assert!(flops >= 2 * 1000);
+/// ```
+#[doc(hidden)]
+pub fn fma_peak<T: GemmElement>(tier: Tier, iters: usize, x: T) -> Option<(u64, T)> {
+    let k = T::kernel(tier)?;
+    // SAFETY: `kernel` hands out a kernel only when the CPU has its tier.
+    let v = unsafe { (k.peak)(iters, x) };
+    Some((2 * (k.mr * k.nr) as u64 * iters as u64, v))
 }
 
 /// [`gemm_with_tier`] with [`Tuning`] overrides, for tests and benchmarks.

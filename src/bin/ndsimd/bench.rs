@@ -111,11 +111,17 @@ struct Runner {
 }
 
 impl Runner {
-    /// Prints the column header and starts a table.
+    /// Prints the column header and starts a table whose rate column is GB/s.
     fn new(opts: &Options) -> Runner {
+        Runner::with_unit(opts, "GB/s")
+    }
+
+    /// A table whose rate column is `unit` per second, in 10⁹ (the `bytes` argument
+    /// of `row` is then that unit's amount: flops for "GFLOP/s").
+    fn with_unit(opts: &Options, unit: &'static str) -> Runner {
         println!(
             "{:<20} {:>8} {:>12} {:>7} {:>8}  {:<10} {:>12} {:>6}",
-            "op", "n", "ns/op", "spread", "GB/s", "anchor", "anchor ns", "ratio"
+            "op", "n", "ns/op", "spread", unit, "anchor", "anchor ns", "ratio"
         );
         Runner {
             samples: if opts.quick { 5 } else { 11 },
@@ -188,6 +194,160 @@ pub fn run(opts: &Options) {
     if threads > 1 {
         parallel(opts, threads);
     }
+    for t in if threads > 1 {
+        vec![1, threads]
+    } else {
+        vec![1]
+    } {
+        ndsimd::with_threads(t, || matmuls(opts, t));
+    }
+}
+
+/// Small integers as floats: every product and sum of a benchmark GEMM is exact, so
+/// the result can be checked exactly before the clock.
+fn ints<T: ndsimd::Element>(n: usize, seed: u64) -> Vec<T> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            T::from_i64((s % 7) as i64 - 3).unwrap()
+        })
+        .collect()
+}
+
+/// Checks `c = a @ b` exactly on a sample of rows (all of them when small).
+fn check_matmul<T: ndsimd::Element>(a: &Array<T>, b: &Array<T>, c: &Array<T>, what: &str) {
+    let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    let (sa, sb, sc) = (a.to_vec(), b.to_vec(), c.to_vec());
+    for i in (0..m).step_by(m.div_ceil(16).max(1)) {
+        for j in 0..n {
+            let want = (0..k).fold(T::zero(), |acc, p| acc + sa[i * k + p] * sb[p * n + j]);
+            assert!(
+                sc[i * n + j] == want,
+                "bench {what}: wrong result at ({i}, {j})"
+            );
+        }
+    }
+}
+
+/// The GEMM table on `threads` threads: `matmul_into` (β = 0, preallocated output)
+/// against the micro-kernel's own multiply-add loop doing the same flops with its
+/// operands in registers (`peak`), split over the pool the same way: the ratio is
+/// the fraction of the machine's FMA peak reached.
+fn matmuls(opts: &Options, threads: usize) {
+    use ndsimd::kernels::gemm::fma_peak;
+    let tier = ndsimd::kernels::active_tier();
+    println!();
+    println!(
+        "matrix products, {threads} thread(s). anchor: 'peak' = the micro-kernel's multiply-adds alone (registers only), same flops{}",
+        if threads > 1 { ", split over the pool" } else { "" }
+    );
+    let mut r = Runner::with_unit(opts, "GFLOP/s");
+    fn case<T: ndsimd::Element + ndsimd::kernels::gemm::GemmElement>(
+        r: &mut Runner,
+        name: &str,
+        (m, k, n): (usize, usize, usize),
+        transpose_b: bool,
+        threads: usize,
+        tier: ndsimd::kernels::Tier,
+    ) {
+        if !r.wants(name) {
+            return;
+        }
+        let a = Array::from_shape_vec(&[m, k], ints::<T>(m * k, 3)).unwrap();
+        let b_store = if transpose_b {
+            Array::from_shape_vec(&[n, k], ints::<T>(k * n, 5)).unwrap()
+        } else {
+            Array::from_shape_vec(&[k, n], ints::<T>(k * n, 5)).unwrap()
+        };
+        let b = if transpose_b {
+            b_store.t().to_owned()
+        } else {
+            b_store.clone()
+        };
+        let bv = if transpose_b {
+            b_store.t()
+        } else {
+            b_store.view()
+        };
+        let mut c = Array::<T>::zeros(&[m, n]);
+        a.matmul_into(&bv, T::one(), T::zero(), &mut c).unwrap();
+        check_matmul(&a, &b, &c, name);
+        let flops = 2 * m * n * k;
+        let (per_round, _) = fma_peak::<T>(tier, 1, T::one()).unwrap();
+        let rounds = (flops as u64 / per_round).max(1) as usize;
+        let parts = threads.max(1);
+        r.row(
+            name,
+            m.max(n),
+            flops,
+            "peak",
+            &mut || {
+                a.matmul_into(&bv, T::one(), T::zero(), black_box(&mut c))
+                    .unwrap()
+            },
+            &mut || {
+                ndsimd::kernels::pool::run(parts, &|_| {
+                    black_box(fma_peak::<T>(tier, rounds / parts, black_box(T::one())));
+                })
+            },
+        );
+    }
+    for n in [64, 128, 256, 512, 1024] {
+        case::<f64>(&mut r, "matmul f64", (n, n, n), false, threads, tier);
+    }
+    for n in [256, 1024] {
+        case::<f32>(&mut r, "matmul f32", (n, n, n), false, threads, tier);
+    }
+    case::<f64>(
+        &mut r,
+        "matmul f64 a·bᵀ",
+        (512, 512, 512),
+        true,
+        threads,
+        tier,
+    );
+    case::<f64>(
+        &mut r,
+        "matmul f64 k=256",
+        (1024, 256, 1024),
+        false,
+        threads,
+        tier,
+    );
+    // Matrix times vector: one pass over the matrix, so the anchor is the read
+    // ceiling over it (split over the pool the same way).
+    let n = 1024;
+    if r.wants("matvec f64") {
+        let a = Array::from_shape_vec(&[n, n], ints::<f64>(n * n, 3)).unwrap();
+        let x = Array::from_vec(ints::<f64>(n, 5));
+        let mut y = Array::<f64>::zeros(&[n]);
+        a.matmul_into(&x, 1.0, 0.0, &mut y).unwrap();
+        let (sa, sx) = (a.as_slice().unwrap(), x.as_slice().unwrap());
+        let want: Vec<f64> = (0..n)
+            .map(|i| (0..n).map(|p| sa[i * n + p] * sx[p]).sum())
+            .collect();
+        same(y.as_slice().unwrap(), &want, "matvec f64");
+        let c = ceilings();
+        let parts = threads.max(1);
+        r.row(
+            "matvec f64",
+            n,
+            2 * n * n,
+            "ceiling",
+            &mut || a.matmul_into(&x, 1.0, 0.0, black_box(&mut y)).unwrap(),
+            &mut || {
+                ndsimd::kernels::pool::run(parts, &|i| {
+                    let rows = n / parts;
+                    let end = if i + 1 == parts { n } else { (i + 1) * rows };
+                    black_box((c.read_f64)(&sa[i * rows * n..end * n]));
+                })
+            },
+        );
+    }
+    r.finish();
 }
 
 /// The pool's table: large ops on every thread against the same ceiling loops

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""ndsimd's matrix products against NumPy's (OpenBLAS) in the same run, interleaved.
+
+    cargo build --release
+    python3 benches/gemm_numpy.py [--threads T] [--rounds R] [--bin target/release/ndsimd]
+
+Each round times NumPy's `np.matmul(a, b, out=c)` for every case in this process,
+then runs `ndsimd bench --quick --filter matmul` once (with NDSIMD_NUM_THREADS=T) and
+reads our times from its table for T threads. NumPy runs with OPENBLAS_NUM_THREADS=T
+(set before NumPy loads). The machine drifts between rounds, so each case reports
+the median over rounds of both sides, their spread, and NumPy time / ours (> 1: we
+are faster). Both sides multiply the same shapes of small-integer matrices; our
+bench checks its results exactly before timing.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+CASES = [
+    # (name in our table, n column, dtype, m, k, n, transpose_b)
+    ("matmul f64", 64, "float64", 64, 64, 64, False),
+    ("matmul f64", 128, "float64", 128, 128, 128, False),
+    ("matmul f64", 256, "float64", 256, 256, 256, False),
+    ("matmul f64", 512, "float64", 512, 512, 512, False),
+    ("matmul f64", 1024, "float64", 1024, 1024, 1024, False),
+    ("matmul f32", 256, "float32", 256, 256, 256, False),
+    ("matmul f32", 1024, "float32", 1024, 1024, 1024, False),
+    ("matmul f64 a·bᵀ", 512, "float64", 512, 512, 512, True),
+    ("matmul f64 k=256", 1024, "float64", 1024, 256, 1024, False),
+    ("matvec f64", 1024, "float64", 1024, 1024, 1, False),
+]
+
+
+def numpy_time(np, dtype, m, k, n, transpose_b):
+    rng = np.random.default_rng(1)
+    a = rng.integers(-3, 4, (m, k)).astype(dtype)
+    if n == 1:  # matrix times vector
+        b = rng.integers(-3, 4, k).astype(dtype)
+        c = np.empty(m, dtype)
+    elif transpose_b:
+        b = rng.integers(-3, 4, (n, k)).astype(dtype).T
+        c = np.empty((m, n), dtype)
+    else:
+        b = rng.integers(-3, 4, (k, n)).astype(dtype)
+        c = np.empty((m, n), dtype)
+    np.matmul(a, b, out=c)
+    reps = 1
+    while True:
+        t = time.perf_counter()
+        for _ in range(reps):
+            np.matmul(a, b, out=c)
+        e = time.perf_counter() - t
+        if e > 0.02:
+            break
+        reps *= 4
+    best = e / reps
+    for _ in range(4):
+        t = time.perf_counter()
+        for _ in range(reps):
+            np.matmul(a, b, out=c)
+        best = min(best, (time.perf_counter() - t) / reps)
+    return best
+
+
+def ours(binary, threads):
+    env = dict(os.environ, NDSIMD_NUM_THREADS=str(threads))
+    out = subprocess.run([binary, "bench", "--quick", "--filter", "mat"], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    times, table = {}, None
+    for line in out.splitlines():
+        head = re.match(r"matrix products, (\d+) thread", line)
+        if head:
+            table = int(head.group(1))
+            continue
+        if table != threads:
+            continue
+        for name, ncol, *_ in CASES:
+            m = re.match(r"%s\s+%d\s+([\d.]+)\s" % (re.escape(name), ncol), line)
+            if m and not line[len(name):].lstrip()[0].isalpha():
+                times[(name, ncol)] = float(m.group(1)) * 1e-9
+    return times
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--bin", default=os.path.join("target", "release", "ndsimd"))
+    args = p.parse_args()
+    os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    import numpy as np
+
+    np_t = {c[:2]: [] for c in CASES}
+    our_t = {c[:2]: [] for c in CASES}
+    for r in range(args.rounds):
+        for name, ncol, dt, m, k, n, tb in CASES:
+            np_t[(name, ncol)].append(numpy_time(np, dt, m, k, n, tb))
+        got = ours(args.bin, args.threads)
+        for key in our_t:
+            if key not in got:
+                sys.exit("no row %r in our bench output" % (key,))
+            our_t[key].append(got[key])
+        print("round %d/%d done" % (r + 1, args.rounds), file=sys.stderr)
+
+    print("NumPy %s, %d thread(s), %d interleaved rounds; GFLOP/s medians (spread)"
+          % (np.__version__, args.threads, args.rounds))
+    print("%-20s %6s %16s %16s %8s" % ("case", "n", "ndsimd", "NumPy", "NumPy/us"))
+    for name, ncol, dt, m, k, n, tb in CASES:
+        flops = 2.0 * m * k * n
+        o, q = our_t[(name, ncol)], np_t[(name, ncol)]
+        mo, mq = statistics.median(o), statistics.median(q)
+        spread = lambda v, med: (max(v) - min(v)) / 2 / med * 100
+        print("%-20s %6d %8.1f (%4.1f%%) %8.1f (%4.1f%%) %8.2f" % (
+            name, ncol, flops / mo / 1e9, spread(o, mo), flops / mq / 1e9, spread(q, mq), mq / mo))
+
+
+if __name__ == "__main__":
+    main()
