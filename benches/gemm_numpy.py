@@ -4,7 +4,8 @@
     cargo build --release
     python3 benches/gemm_numpy.py [--threads T] [--rounds R] [--bin target/release/ndsimd]
 
-Each round times NumPy's `np.matmul(a, b, out=c)` for every case in this process,
+Each round times NumPy's `np.matmul(a, b, out=c)` for every case in this process
+(the median of 5 samples of at least 20 ms, as our bench's `--quick` median of 5),
 then runs `ndsimd bench --quick --filter matmul` once (with NDSIMD_NUM_THREADS=T) and
 reads our times from its table for T threads. NumPy runs with OPENBLAS_NUM_THREADS=T
 (set before NumPy loads). The machine drifts between rounds, so each case reports
@@ -58,13 +59,14 @@ def numpy_time(np, dtype, m, k, n, transpose_b):
         if e > 0.02:
             break
         reps *= 4
-    best = e / reps
+    # The median of 5 samples, as our bench reports (`--quick`: median of 5).
+    samples = [e / reps]
     for _ in range(4):
         t = time.perf_counter()
         for _ in range(reps):
             np.matmul(a, b, out=c)
-        best = min(best, (time.perf_counter() - t) / reps)
-    return best
+        samples.append((time.perf_counter() - t) / reps)
+    return statistics.median(samples)
 
 
 def ours(binary, threads):

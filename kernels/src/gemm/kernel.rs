@@ -149,6 +149,18 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     beta: Option<V::T>,
 ) {
     let mut acc = [[V::zero(); MV]; NR];
+    // Ask for the tile of C now, so its lines arrive while the k-loop runs (measured
+    // on the AVX2 f64 kernel, n = 256-1024, one thread: +5% on average over 9
+    // interleaved pairs). A prefetch is a hint: it never faults, whatever the address
+    // (`wrapping_offset` keeps the arithmetic defined), and SSE is x86_64's baseline.
+    #[cfg(target_arch = "x86_64")]
+    for j in 0..NR {
+        let cj = c.wrapping_offset(j as isize * cs);
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(cj.cast());
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            cj.wrapping_add(MV * V::N - 1).cast(),
+        );
+    }
     // Four steps per trip: the loop overhead is paid once per 4 * MV * NR FMAs.
     const U: usize = 4;
     for _ in 0..kc / U {
