@@ -786,3 +786,38 @@ fn parallel_broadcast_matches_reference() {
         assert_eq!(cmp.to_vec(), wantc);
     }
 }
+
+/// A long `vdot` on the pool: exact on integer data for 1, 2 and 3 threads, and
+/// within the documented bound on random data (the pieces' grouping may differ).
+#[test]
+fn parallel_vdot_exact_and_within_bound() {
+    use ndsimd::kernels::pool::with_threads;
+    let n = 300_007;
+    let ints = |seed: u64| -> Vec<f64> {
+        let mut rng = Rng(seed);
+        (0..n).map(|_| (rng.next() % 41) as f64 - 20.0).collect()
+    };
+    let (x, y) = (Array::from_vec(ints(5)), Array::from_vec(ints(6)));
+    let exact: f64 = x.iter().zip(y.iter()).map(|(p, q)| p * q).sum();
+    for threads in [1, 2, 3] {
+        assert_eq!(with_threads(threads, || x.vdot(&y).unwrap()), exact);
+    }
+    let mut rng = Rng(77);
+    let a: Vec<f64> = (0..n)
+        .map(|_| (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+        .collect();
+    let b: Vec<f64> = (0..n)
+        .map(|_| (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+        .collect();
+    let (xa, xb) = (Array::from_vec(a.clone()), Array::from_vec(b.clone()));
+    let abs: f64 = a.iter().zip(&b).map(|(p, q)| (p * q).abs()).sum();
+    let reference: f64 = a.iter().zip(&b).map(|(p, q)| p * q).sum();
+    let bound = (n as f64 / 32.0 + 8.0 + 64.0) * f64::EPSILON * abs * 2.0;
+    for threads in [1, 2, 3] {
+        let got = with_threads(threads, || xa.vdot(&xb).unwrap());
+        assert!(
+            (got - reference).abs() <= bound,
+            "{threads} threads: {got} vs {reference}"
+        );
+    }
+}

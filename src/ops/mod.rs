@@ -6,6 +6,6 @@ mod compare;
 pub(crate) mod engine;
 mod fma;
 mod linalg;
-mod reduce;
+pub(crate) mod reduce;
 
 pub use arith::{IntoOperand, Operand};

@@ -38,16 +38,38 @@ fn partials<T: Element, R: Copy + Default + Send>(
     f: &(dyn Fn(&[T]) -> R + Sync),
     parts: &mut [R; MAX_PIECES],
 ) -> Option<usize> {
-    let p = par::pieces(x.len(), PAR_MIN_REDUCE).min(MAX_PIECES);
+    ranges(x.len(), &|r| f(&x[r]), parts)
+}
+
+/// [`partials`] over index ranges of `0..n` (for reductions of several slices).
+fn ranges<R: Copy + Default + Send>(
+    n: usize,
+    f: &(dyn Fn(std::ops::Range<usize>) -> R + Sync),
+    parts: &mut [R; MAX_PIECES],
+) -> Option<usize> {
+    let p = par::pieces(n, PAR_MIN_REDUCE).min(MAX_PIECES);
     if p <= 1 {
         return None;
     }
-    let n = x.len();
     par::for_each_piece_mut(&mut parts[..p], p, 1, &|i, slot| {
-        let r = par::piece_start(n, p, 64, i)..par::piece_start(n, p, 64, i + 1);
-        slot[0] = f(&x[r]);
+        slot[0] = f(par::piece_start(n, p, 64, i)..par::piece_start(n, p, 64, i + 1));
     });
     Some(p)
+}
+
+/// The dot product of two slices of one length (non-empty) on the dot kernel; on
+/// the pool above two pieces, the piece results added in piece order (a different
+/// grouping than one thread's, within the same bound, as [`sum`](ArrayBase::sum)).
+pub(crate) fn dot<T: Element>(x: &[T], y: &[T]) -> T {
+    let k = T::table().dot;
+    if serial(x) {
+        return k(x, y);
+    }
+    let mut parts = [T::zero(); MAX_PIECES];
+    match ranges(x.len(), &|r| k(&x[r.clone()], &y[r]), &mut parts) {
+        None => k(x, y),
+        Some(p) => parts[..p].iter().fold(-T::zero(), |a, &b| a + b),
+    }
 }
 
 /// The whole-slice kernel or its parallel form for `max`/`min`: partial extremes
