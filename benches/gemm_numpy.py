@@ -6,7 +6,7 @@
 
 Each round times NumPy's `np.matmul(a, b, out=c)` for every case in this process
 (the median of 5 samples of at least 20 ms, as our bench's `--quick` median of 5),
-then runs `ndsimd bench --quick --filter matmul` once (with NDSIMD_NUM_THREADS=T) and
+then runs `ndsimd bench --quick --filter 'mat|vdot'` once (with NDSIMD_NUM_THREADS=T) and
 reads our times from its table for T threads. NumPy runs with OPENBLAS_NUM_THREADS=T
 (set before NumPy loads). The machine drifts between rounds, so each case reports
 the median over rounds of both sides, their spread, and NumPy time / ours (> 1: we
@@ -34,13 +34,18 @@ CASES = [
     ("matmul f64 a·bᵀ", 512, "float64", 512, 512, 512, True),
     ("matmul f64 k=256", 1024, "float64", 1024, 256, 1024, False),
     ("matvec f64", 1024, "float64", 1024, 1024, 1, False),
+    ("vdot f64", 1 << 20, "float64", 1, 1 << 20, 1, False),
 ]
 
 
 def numpy_time(np, dtype, m, k, n, transpose_b):
     rng = np.random.default_rng(1)
     a = rng.integers(-3, 4, (m, k)).astype(dtype)
-    if n == 1:  # matrix times vector
+    if m == 1 and n == 1:  # the 1-D dot product
+        a = rng.integers(-3, 4, k).astype(dtype)
+        b = rng.integers(-3, 4, k).astype(dtype)
+        c = None
+    elif n == 1:  # matrix times vector
         b = rng.integers(-3, 4, k).astype(dtype)
         c = np.empty(m, dtype)
     elif transpose_b:
@@ -49,12 +54,18 @@ def numpy_time(np, dtype, m, k, n, transpose_b):
     else:
         b = rng.integers(-3, 4, (k, n)).astype(dtype)
         c = np.empty((m, n), dtype)
-    np.matmul(a, b, out=c)
+    if c is None:
+        def call():
+            np.dot(a, b)
+    else:
+        def call():
+            np.matmul(a, b, out=c)
+    call()
     reps = 1
     while True:
         t = time.perf_counter()
         for _ in range(reps):
-            np.matmul(a, b, out=c)
+            call()
         e = time.perf_counter() - t
         if e > 0.02:
             break
@@ -64,14 +75,14 @@ def numpy_time(np, dtype, m, k, n, transpose_b):
     for _ in range(4):
         t = time.perf_counter()
         for _ in range(reps):
-            np.matmul(a, b, out=c)
+            call()
         samples.append((time.perf_counter() - t) / reps)
     return statistics.median(samples)
 
 
 def ours(binary, threads):
     env = dict(os.environ, NDSIMD_NUM_THREADS=str(threads))
-    out = subprocess.run([binary, "bench", "--quick", "--filter", "mat"], env=env,
+    out = subprocess.run([binary, "bench", "--quick", "--filter", "mat|vdot"], env=env,
                          check=True, capture_output=True, text=True).stdout
     times, table = {}, None
     for line in out.splitlines():

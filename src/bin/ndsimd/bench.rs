@@ -144,8 +144,11 @@ impl Runner {
         }
     }
 
+    /// Whether the filter (`|`-separated alternatives) selects a row.
     fn wants(&self, name: &str) -> bool {
-        self.filter.as_deref().is_none_or(|f| name.contains(f))
+        self.filter
+            .as_deref()
+            .is_none_or(|f| f.split('|').any(|alt| name.contains(alt)))
     }
 
     /// Times `ours` against `anchor`, interleaved, and prints a row.
@@ -343,6 +346,32 @@ fn matmuls(opts: &Options, threads: usize) {
                     let rows = n / parts;
                     let end = if i + 1 == parts { n } else { (i + 1) * rows };
                     black_box((c.read_f64)(&sa[i * rows * n..end * n]));
+                })
+            },
+        );
+    }
+    // The 1-D dot product of 2^20 elements (`vdot`), against the read ceiling of
+    // both vectors split over the pool the same way.
+    let n = 1 << 20;
+    if r.wants("vdot f64") {
+        let (x, y) = (fresh(ints::<f64>(n, 7)), fresh(ints::<f64>(n, 8)));
+        let (sx, sy) = (x.as_slice().unwrap(), y.as_slice().unwrap());
+        let exact: f64 = sx.iter().zip(sy).map(|(p, q)| p * q).sum();
+        assert_eq!(x.vdot(&y).unwrap(), exact, "bench vdot");
+        let c = ceilings();
+        let parts = threads.max(1);
+        r.row(
+            "vdot f64",
+            n,
+            2 * n,
+            "ceiling",
+            &mut || {
+                black_box(x.vdot(&y).unwrap());
+            },
+            &mut || {
+                ndsimd::kernels::pool::run(parts, &|i| {
+                    let (s, e) = (i * n / parts, (i + 1) * n / parts);
+                    black_box((c.read_f64)(&sx[s..e]) ^ (c.read_f64)(&sy[s..e]));
                 })
             },
         );

@@ -18,7 +18,7 @@ COMMANDS:
 
 BENCH OPTIONS:
     --quick         fewer samples (a few seconds)
-    --filter TEXT   only the rows whose op name contains TEXT
+    --filter TEXT   only the rows whose op name contains TEXT (a|b: either)
 
 ENVIRONMENT:
     NDSIMD_TIER=scalar|sse2|avx2|avx512|neon   cap the SIMD tier
