@@ -29,9 +29,10 @@ pub(crate) const SMALL_MAX: usize = 1024;
 
 /// Products with `m * n * k` below this run on the calling thread only. Measured with
 /// 2 threads (AVX2 f64, square, medians of three interleaved runs): at n = 32 the split
-/// is a toss-up (14–23 against 14–21 GFLOP/s), from n = 48 it wins (32–40 against
-/// 23–35), at n = 64–96 by 1.4–1.6×.
-pub(crate) const PARALLEL_MIN: usize = 48 * 48 * 48;
+/// is a toss-up (14–23 against 14–21 GFLOP/s), at n = 48–64 it usually wins (32–46
+/// against 23–35) but lost once at 64 (21 against 30, interleaved with faer's and
+/// matrixmultiply's threads), from n = 80 it wins by 1.4–1.6×. The line sits above 64³.
+pub(crate) const PARALLEL_MIN: usize = 72 * 72 * 72;
 
 /// Enough room for the largest register tile (AVX-512 f32: 32 x 12).
 const TILE_MAX: usize = 512;
