@@ -22,6 +22,7 @@ mod fmt;
 mod info;
 pub mod npy;
 mod ops;
+pub mod scan;
 mod shape;
 mod slice;
 

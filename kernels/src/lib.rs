@@ -47,6 +47,7 @@ pub mod ceiling;
 pub mod dispatch;
 pub mod gemm;
 mod generic;
+pub mod io;
 pub mod mem;
 pub mod par;
 pub mod pool;

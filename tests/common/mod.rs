@@ -117,3 +117,34 @@ impl<T: DType> Layout<T> {
         v.slice_move(&self.args[..]).unwrap()
     }
 }
+
+/// A fresh directory under the system temp dir (`ndsimd-{suite}-test-{pid}-{name}-{n}`),
+/// removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(suite: &str, name: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ndsimd-{suite}-test-{}-{name}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    /// A file `name` in the directory holding `data`.
+    pub fn file(&self, name: &str, data: &[u8]) -> std::path::PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, data).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,7 +1,8 @@
-//! The `ndsimd` command-line tool: `info` and `bench` (more subcommands arrive
-//! with the file-scan module).
+//! The `ndsimd` command-line tool: `info`, `bench`, and the file scan's `scan`,
+//! `lines` and `haystack`.
 
 mod bench;
+mod scan;
 
 use std::process::ExitCode;
 
@@ -14,11 +15,25 @@ USAGE:
 COMMANDS:
     info            print the detected and active SIMD tier, threads and caches
     bench           time the kernels against their plain-loop anchors (< 1 min)
+    scan FILE       offset of the first non-zero 8-byte word (exit 0 found, 1 not)
+    lines FILE      count newlines as `wc -l`
+    haystack --size SIZE FILE
+                    write SIZE bytes of zeros with a needle at SIZE-8 (test file)
     help            print this message
 
 BENCH OPTIONS:
     --quick         fewer samples (a few seconds)
     --filter TEXT   only the rows whose op name contains TEXT (a|b: either)
+
+SCAN AND LINES OPTIONS (details: 'ndsimd scan --help', 'ndsimd lines --help'):
+    --strategy pread|mmap   how the file is read (default pread)
+    --threads N             threads to use
+    --buffer SIZE           bytes per read with pread (default 1M)
+    --json                  one JSON object on stdout
+
+HAYSTACK OPTIONS (details: 'ndsimd haystack --help'):
+    --size SIZE     4096, 16K, 1M, 4G: a multiple of 8 (binary suffixes)
+    --force         overwrite an existing FILE
 
 ENVIRONMENT:
     NDSIMD_TIER=scalar|sse2|avx2|avx512|neon   cap the SIMD tier
@@ -42,6 +57,9 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Some("scan") => scan::scan(&args[1..]),
+        Some("lines") => scan::lines(&args[1..]),
+        Some("haystack") => scan::haystack(&args[1..]),
         Some("help") | Some("--help") | Some("-h") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

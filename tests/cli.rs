@@ -1,0 +1,241 @@
+//! The `ndsimd` binary's file-scan subcommands: exit codes as grep's (0 found,
+//! 1 not found, 2 error), messages that name the file, and answers equal to the
+//! library's reference.
+
+mod common;
+
+use common::TempDir;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn ndsimd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ndsimd"))
+        .args(args)
+        .output()
+        .expect("the ndsimd binary runs")
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn scan_found_and_not_found() {
+    let dir = TempDir::new("cli", "scan");
+    let mut data = vec![0u8; 100_003];
+    data[77_777] = 1;
+    let found = dir.file("found", &data);
+    let none = dir.file("none", &[0u8; 4099]);
+    for extra in [
+        &[][..],
+        &["--strategy", "mmap"],
+        &["--threads", "1"],
+        &["--strategy=pread", "--threads=3", "--buffer", "4K"],
+    ] {
+        let mut args = vec!["scan", p(&found)];
+        args.extend_from_slice(extra);
+        let o = ndsimd(&args);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "found at offset 77776\n");
+        assert!(stderr(&o).contains("GB/s"), "{}", stderr(&o));
+
+        let mut args = vec!["scan", p(&none)];
+        args.extend_from_slice(extra);
+        let o = ndsimd(&args);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "not found\n");
+    }
+}
+
+#[test]
+fn scan_json_is_one_object_line() {
+    let dir = TempDir::new("cli", "json");
+    let mut data = vec![0u8; 64];
+    data[40] = 1;
+    let f = dir.file("with \"quotes\"", &data);
+    let o = ndsimd(&["scan", "--json", p(&f)]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    let want_file = p(&f).replace('"', "\\\"");
+    assert!(
+        out.starts_with(&format!(
+            "{{\"file\":\"{want_file}\",\"found\":true,\"offset\":40,\"bytes\":48,"
+        )),
+        "{out}"
+    );
+    assert!(out.ends_with("}\n") && out.lines().count() == 1, "{out}");
+    assert!(
+        out.contains("\"gbps\":") && out.contains("\"seconds\":"),
+        "{out}"
+    );
+
+    let none = dir.file("none", &[0u8; 64]);
+    let o = ndsimd(&["scan", p(&none), "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("\"found\":false,\"offset\":null,\"bytes\":64,"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn scan_errors_exit_2_with_the_path() {
+    let dir = TempDir::new("cli", "errors");
+    let missing = dir.0.join("missing.bin");
+    for cmd in ["scan", "lines"] {
+        let o = ndsimd(&[cmd, p(&missing)]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        assert!(stderr(&o).contains(p(&missing)), "{cmd}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty());
+
+        let o = ndsimd(&[cmd, p(&dir.0)]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(p(&dir.0)) && err.contains("is a directory"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn bad_options_exit_2_with_a_message() {
+    let dir = TempDir::new("cli", "opts");
+    let f = dir.file("f", &[0u8; 8]);
+    let cases: &[(&[&str], &str)] = &[
+        (&["scan", p(&f), "--bogus"], "unknown option '--bogus'"),
+        (&["scan", p(&f), "--strategy", "direct"], "pread or mmap"),
+        (&["scan", p(&f), "--threads", "0"], "--threads"),
+        (&["scan", p(&f), "--threads"], "--threads needs a value"),
+        (&["scan", p(&f), "--buffer", "3"], "--buffer"),
+        (&["scan"], "missing FILE"),
+        (&["scan", p(&f), p(&f)], "more than one FILE"),
+        (&["scan", p(&f), "--json=yes"], "takes no value"),
+        (&["lines", p(&f), "-x"], "unknown option '-x'"),
+        (&["lines", p(&f), "--size", "8"], "unknown option '--size'"),
+        (&["haystack", p(&f), "--threads", "2"], "unknown option"),
+        (&["no-such-command"], "unknown command"),
+    ];
+    for (args, msg) in cases {
+        let o = ndsimd(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn help_for_each_subcommand() {
+    for (cmd, needle) in [
+        ("scan", "--strategy pread|mmap"),
+        ("lines", "wc -l"),
+        ("haystack", "--size SIZE"),
+    ] {
+        for flag in ["--help", "-h"] {
+            let o = ndsimd(&[cmd, flag]);
+            assert_eq!(o.status.code(), Some(0), "{cmd} {flag}");
+            assert!(stdout(&o).contains(needle), "{cmd} {flag}: {}", stdout(&o));
+        }
+    }
+    let o = ndsimd(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    for word in [
+        "scan FILE",
+        "lines FILE",
+        "haystack --size SIZE FILE",
+        "bench",
+    ] {
+        assert!(stdout(&o).contains(word), "{word}");
+    }
+}
+
+#[test]
+fn lines_counts_like_wc() {
+    let dir = TempDir::new("cli", "lines");
+    let cases: [(&[u8], u64); 5] = [
+        (b"", 0),
+        (b"one\ntwo\n", 2),
+        (b"no final newline\nx", 1),
+        (b"crlf\r\n\r\n\r\nend", 3),
+        (b"\n\n\n", 3),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let f = dir.file(&format!("t{i}"), text);
+        for extra in [&[][..], &["--strategy", "mmap", "--threads", "2"]] {
+            let mut args = vec!["lines", p(&f)];
+            args.extend_from_slice(extra);
+            let o = ndsimd(&args);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            assert_eq!(stdout(&o), format!("{want} {}\n", p(&f)));
+        }
+        let o = ndsimd(&["lines", "--json", p(&f)]);
+        assert!(
+            stdout(&o).contains(&format!("\"lines\":{want},\"bytes\":{},", text.len())),
+            "{}",
+            stdout(&o)
+        );
+    }
+    // A bigger text across many 4 KiB buffers.
+    let text: Vec<u8> = (0..100_000u32)
+        .map(|i| if i % 37 == 0 { b'\n' } else { b'x' })
+        .collect();
+    let want = text.iter().filter(|&&b| b == b'\n').count();
+    let f = dir.file("big", &text);
+    let o = ndsimd(&["lines", p(&f), "--buffer", "4K", "--threads", "3"]);
+    assert_eq!(stdout(&o), format!("{want} {}\n", p(&f)));
+}
+
+#[test]
+fn haystack_then_scan_finds_size_minus_8() {
+    let dir = TempDir::new("cli", "haystack");
+    for (size, bytes) in [("8", 8u64), ("4K", 4096), ("3M", 3 << 20), ("1040", 1040)] {
+        let f = dir.0.join(format!("hay-{size}"));
+        let o = ndsimd(&["haystack", "--size", size, p(&f)]);
+        assert_eq!(o.status.code(), Some(0), "{size}: {}", stderr(&o));
+        let data = fs::read(&f).unwrap();
+        assert_eq!(data.len() as u64, bytes);
+        assert!(data[..data.len() - 8].iter().all(|&b| b == 0));
+        assert!(data[data.len() - 8..].iter().all(|&b| b != 0));
+        let o = ndsimd(&["scan", p(&f), "--buffer", "64K"]);
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(stdout(&o), format!("found at offset {}\n", bytes - 8));
+    }
+    // An existing file is kept unless --force.
+    let f = dir.file("existing", b"keep me");
+    let o = ndsimd(&["haystack", "--size", "16", p(&f)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(p(&f)) && stderr(&o).contains("--force"));
+    assert_eq!(fs::read(&f).unwrap(), b"keep me");
+    let o = ndsimd(&["haystack", "--force", "--size", "16", p(&f)]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(fs::read(&f).unwrap(), b"\0\0\0\0\0\0\0\0NEEDLE!!");
+}
+
+#[test]
+fn haystack_bad_sizes_exit_2() {
+    let dir = TempDir::new("cli", "badsize");
+    let f = dir.0.join("never");
+    for size in ["0", "4", "12", "1001", "x", "4Q", "-8", "", "99999999999T"] {
+        let o = ndsimd(&["haystack", "--size", size, p(&f)]);
+        assert_eq!(o.status.code(), Some(2), "size {size:?}");
+        assert!(stderr(&o).contains("--size"), "{size:?}: {}", stderr(&o));
+        assert!(!f.exists(), "size {size:?} left a file");
+    }
+    let o = ndsimd(&["haystack", p(&f)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing --size"));
+    // A directory that does not exist: the message names the path.
+    let bad = dir.0.join("no-dir").join("hay");
+    let o = ndsimd(&["haystack", "--size", "8", p(&bad)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(p(&bad)), "{}", stderr(&o));
+}
