@@ -325,8 +325,12 @@ fn decode<T: NpyElement>(bytes: &[u8]) -> io::Result<(Vec<usize>, Vec<T>)> {
         .filter(|&&d| d != 0)
         .try_fold(T::ITEMSIZE, |acc, &d| acc.checked_mul(d))
         .filter(|&b| isize::try_from(b).is_ok());
-    let count = shape.iter().product::<usize>();
-    let Some((count, nbytes)) = nonzero_bytes.map(|_| (count, count * T::ITEMSIZE)) else {
+    // The product of all dimensions, computed only once it is known to fit: with a
+    // zero dimension the others may multiply past `usize` before reaching it.
+    let empty = shape.contains(&0);
+    let Some((count, nbytes)) =
+        nonzero_bytes.map(|b| if empty { (0, 0) } else { (b / T::ITEMSIZE, b) })
+    else {
         return Err(invalid(format!(
             "bad .npy header: the shape {shape:?} is too large"
         )));
