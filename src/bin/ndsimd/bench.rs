@@ -197,13 +197,93 @@ pub fn run(opts: &Options) {
     if threads > 1 {
         parallel(opts, threads);
     }
-    for t in if threads > 1 {
+    let counts = if threads > 1 {
         vec![1, threads]
     } else {
         vec![1]
-    } {
+    };
+    for &t in &counts {
         ndsimd::with_threads(t, || matmuls(opts, t));
     }
+    for &t in &counts {
+        ndsimd::with_threads(t, || scans(opts, t));
+    }
+}
+
+/// The in-memory file-scan kernels (`ndsimd::scan::*_in`) on `threads` threads,
+/// against the read ceiling over a buffer of the same size split over the pool the
+/// same way (the machine's `threads`-core read bandwidth, measured in the same run).
+fn scans(opts: &Options, threads: usize) {
+    use ndsimd::scan::{count_byte_in, find_nonzero_in};
+    println!();
+    println!(
+        "in-memory scans, {threads} thread(s). anchor: 'ceiling' = the read loop over as many bytes{}",
+        if threads > 1 { ", split over the pool" } else { "" }
+    );
+    let mut r = Runner::new(opts);
+    let c = ceilings();
+    for bytes in [1usize << 20, 64 << 20] {
+        let words = bytes / 8;
+        let anchor = fresh(vec![0.0f64; words]).into_vec();
+        let parts = threads.max(1);
+        let mut ceiling = || {
+            ndsimd::kernels::pool::run(parts, &|i| {
+                let (s, e) = (i * words / parts, (i + 1) * words / parts);
+                black_box((c.read_f64)(&anchor[s..e]));
+            })
+        };
+        if r.wants("count_byte_in") {
+            // Text-like: a newline every 61 bytes.
+            let text: Vec<u8> = (0..bytes)
+                .map(|i| {
+                    if i % 61 == 60 {
+                        b'\n'
+                    } else {
+                        b'a' + (i % 26) as u8
+                    }
+                })
+                .collect();
+            let want = (bytes / 61) as u64;
+            assert_eq!(count_byte_in(&text, b'\n'), want, "bench count_byte_in");
+            r.row(
+                "count_byte_in",
+                bytes,
+                bytes,
+                "ceiling",
+                &mut || {
+                    black_box(count_byte_in(black_box(&text), b'\n'));
+                },
+                &mut ceiling,
+            );
+        }
+        if r.wants("find_nonzero_in") {
+            // The haystack: zeros, one needle in the last word.
+            // Every page written: untouched pages of a zeroed allocation all map the
+            // kernel's one zero page, which reads from cache (measured: 5x the read
+            // ceiling). `black_box` keeps the compiler from folding this into calloc.
+            let mut hay = vec![0u8; bytes];
+            for i in (0..bytes).step_by(4096) {
+                hay[i] = black_box(0);
+            }
+            hay[bytes - 3] = 1;
+            assert_eq!(
+                find_nonzero_in(&hay),
+                Some(bytes as u64 - 8),
+                "bench find_nonzero_in"
+            );
+            r.row(
+                "find_nonzero_in",
+                bytes,
+                bytes,
+                "ceiling",
+                &mut || {
+                    black_box(find_nonzero_in(black_box(&hay)));
+                },
+                &mut ceiling,
+            );
+        }
+    }
+    r.finish();
 }
 
 /// Small integers as floats: every product and sum of a benchmark GEMM is exact, so
