@@ -114,7 +114,23 @@ fn bad_options_exit_2_with_a_message() {
     let f = dir.file("f", &[0u8; 8]);
     let cases: &[(&[&str], &str)] = &[
         (&["scan", p(&f), "--bogus"], "unknown option '--bogus'"),
-        (&["scan", p(&f), "--strategy", "direct"], "pread or mmap"),
+        (
+            &["scan", p(&f), "--strategy", "bogus"],
+            "pread, mmap or direct",
+        ),
+        (
+            &["lines", p(&f), "--index", "0"],
+            "--index needs an integer >= 1",
+        ),
+        (
+            &["lines", p(&f), "--index", "x"],
+            "--index needs an integer >= 1",
+        ),
+        (
+            &["lines", p(&f), "--index-out", "o"],
+            "--index-out needs --index",
+        ),
+        (&["scan", p(&f), "--index", "2"], "unknown option '--index'"),
         (&["scan", p(&f), "--threads", "0"], "--threads"),
         (&["scan", p(&f), "--threads"], "--threads needs a value"),
         (&["scan", p(&f), "--buffer", "3"], "--buffer"),
@@ -238,4 +254,97 @@ fn haystack_bad_sizes_exit_2() {
     let o = ndsimd(&["haystack", "--size", "8", p(&bad)]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains(p(&bad)), "{}", stderr(&o));
+}
+
+#[test]
+fn lines_index_writes_the_offsets_in_the_same_run() {
+    let dir = TempDir::new("cli", "index");
+    let text = b"zero\none\r\ntwo\n\nfour\nfive";
+    let f = dir.file("log", text);
+    let o = ndsimd(&["lines", p(&f), "--index", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("5 {}\n", p(&f)));
+    let idx = fs::read_to_string(dir.0.join("log.idx")).unwrap();
+    assert_eq!(
+        idx,
+        "# ndsimd line index: every=2 lines=5 bytes=24\n0\n10\n15\n"
+    );
+    // --index-out, --json, every strategy, several threads and small buffers.
+    let out = dir.0.join("custom index");
+    for extra in [
+        &[][..],
+        &["--strategy", "mmap"],
+        &["--strategy", "direct"],
+        &["--threads", "3", "--buffer", "8"],
+    ] {
+        let _ = fs::remove_file(&out);
+        let mut args = vec![
+            "lines",
+            p(&f),
+            "--index=1",
+            "--index-out",
+            p(&out),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = ndsimd(&args);
+        if extra.contains(&"direct") && o.status.code() == Some(2) {
+            assert!(
+                stderr(&o).contains("O_DIRECT is not supported"),
+                "{}",
+                stderr(&o)
+            );
+            eprintln!("note: O_DIRECT refused here: {}", stderr(&o));
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        let want_out = p(&out);
+        assert!(
+            stdout(&o).contains(&format!(
+                "\"lines\":5,\"index\":\"{want_out}\",\"every\":1,\"indexed\":6,\"bytes\":24,"
+            )),
+            "{}",
+            stdout(&o)
+        );
+        assert_eq!(
+            fs::read_to_string(&out).unwrap(),
+            "# ndsimd line index: every=1 lines=5 bytes=24\n0\n5\n10\n14\n15\n20\n",
+            "{extra:?}"
+        );
+    }
+    // An index that cannot be written: exit 2, the index path named.
+    let bad = dir.0.join("no-dir").join("x.idx");
+    let o = ndsimd(&["lines", p(&f), "--index", "2", "--index-out", p(&bad)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(p(&bad)), "{}", stderr(&o));
+    // A missing FILE: exit 2, and no index left behind.
+    let missing = dir.0.join("missing");
+    let o = ndsimd(&["lines", p(&missing), "--index", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(p(&missing)));
+    assert!(!dir.0.join("missing.idx").exists());
+}
+
+#[test]
+fn scan_and_lines_with_direct_reads() {
+    let dir = TempDir::new("cli", "direct");
+    let mut data = vec![0u8; 3 * 4096 + 10];
+    data[3 * 4096 + 2] = b'\n'; // in the unaligned tail
+    let f = dir.file("f", &data);
+    let o = ndsimd(&["scan", p(&f), "--strategy", "direct"]);
+    if o.status.code() == Some(2) {
+        assert!(
+            stderr(&o).contains("O_DIRECT is not supported"),
+            "{}",
+            stderr(&o)
+        );
+        eprintln!("note: O_DIRECT refused here: not tested");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("found at offset {}\n", 3 * 4096));
+    assert!(stderr(&o).contains("(direct, "), "{}", stderr(&o));
+    let o = ndsimd(&["lines", p(&f), "--strategy=direct", "--buffer", "5000"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("1 {}\n", p(&f)));
 }

@@ -7,12 +7,14 @@ mod common;
 
 use common::{Rng, TempDir};
 use ndsimd::scan::{
-    count_byte, count_byte_in, find_nonzero, find_nonzero_in, ScanOptions, Strategy,
+    count_byte, count_byte_in, find_nonzero, find_nonzero_in, read_ceiling, LineIndex, Progress,
+    ScanOptions, Strategy,
 };
 use std::fs;
 use std::io::{self, Write};
-use std::path::Path;
-use std::sync::{Arc, Barrier};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::time::Duration;
 
 /// The reference: the offset of the first 8-byte word (zero-padded at the end) with
@@ -32,11 +34,57 @@ fn opts(strategy: Strategy, threads: usize, buffer: usize) -> ScanOptions {
         strategy,
         threads: Some(threads),
         buffer,
+        ..ScanOptions::default()
     }
 }
 
-/// Every strategy with 1, 2 and 3 threads and the given pread buffer, plus the
-/// defaults of both strategies.
+/// Whether files in the system temp dir (where `TempDir` puts them) can be read
+/// with `O_DIRECT`; probed once, with a note when they cannot.
+fn direct_in_temp() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        let dir = TempDir::new("scan", "direct-probe");
+        direct_works(&dir.0)
+    })
+}
+
+fn direct_works(dir: &Path) -> bool {
+    let p = dir.join("probe");
+    fs::write(&p, vec![0u8; 8192]).unwrap();
+    let o = opts(Strategy::Direct, 1, 4096);
+    match find_nonzero(&p, &o) {
+        Ok(found) => {
+            assert_eq!(found, None);
+            true
+        }
+        Err(e) => {
+            assert_eq!(e.kind(), io::ErrorKind::Unsupported, "{e}");
+            assert!(e.to_string().contains("O_DIRECT is not supported"), "{e}");
+            eprintln!("note: {} refuses O_DIRECT: {e}", dir.display());
+            false
+        }
+    }
+}
+
+/// A directory whose file system takes `O_DIRECT`: the temp dir, else one under
+/// Cargo's target tmp dir; `None` (with a note) when neither does.
+fn direct_dir(name: &str) -> Option<(TempDir, bool)> {
+    if direct_in_temp() {
+        return Some((TempDir::new("scan", name), true));
+    }
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ndsimd-scan-direct-{}-{name}", std::process::id()));
+    fs::create_dir_all(&d).unwrap();
+    let dir = TempDir(d);
+    if direct_works(&dir.0) {
+        return Some((dir, false));
+    }
+    eprintln!("note: no directory here takes O_DIRECT: Strategy::Direct not tested");
+    None
+}
+
+/// Every strategy with 1, 2 and 3 threads and the given buffer, plus the defaults
+/// of pread and mmap. Direct is in when the temp dir takes `O_DIRECT`.
 fn all_options(buffer: usize) -> Vec<ScanOptions> {
     let mut v = vec![
         ScanOptions::default(),
@@ -48,6 +96,9 @@ fn all_options(buffer: usize) -> Vec<ScanOptions> {
     for threads in 1..=3 {
         v.push(opts(Strategy::Pread, threads, buffer));
         v.push(opts(Strategy::Mmap, threads, buffer));
+        if direct_in_temp() {
+            v.push(opts(Strategy::Direct, threads, buffer));
+        }
     }
     v
 }
@@ -436,11 +487,17 @@ fn a_file_that_shrinks_while_read_is_an_error() {
             .set_len(1 << 20)
             .unwrap()
     };
-    // Only pread: a mapped file that shrinks under the scan raises SIGBUS.
-    assert!(
-        scan_while_changing(&p, Strategy::Pread, &shrink),
-        "the shrink never landed during a scan"
-    );
+    // Not mmap: a mapped file that shrinks under the scan raises SIGBUS.
+    let mut strategies = vec![Strategy::Pread];
+    if direct_in_temp() {
+        strategies.push(Strategy::Direct);
+    }
+    for strategy in strategies {
+        assert!(
+            scan_while_changing(&p, strategy, &shrink),
+            "{strategy:?}: the shrink never landed during a scan"
+        );
+    }
 }
 
 #[test]
@@ -451,7 +508,10 @@ fn a_file_that_grows_while_read_is_an_error() {
         let mut f = fs::OpenOptions::new().append(true).open(p).unwrap();
         f.write_all(&[0u8; 4096]).unwrap();
     };
-    for strategy in [Strategy::Pread, Strategy::Mmap] {
+    for strategy in [Strategy::Pread, Strategy::Mmap, Strategy::Direct] {
+        if strategy == Strategy::Direct && !direct_in_temp() {
+            continue;
+        }
         assert!(
             scan_while_changing(&p, strategy, &grow),
             "{strategy:?}: the growth never landed during a scan"
@@ -471,4 +531,330 @@ fn odd_options_are_taken_sensibly() {
         assert_eq!(find_nonzero(&p, &o).unwrap(), Some(992), "{o:?}");
         assert_eq!(count_byte(&p, 0, &o).unwrap(), 999, "{o:?}");
     }
+}
+
+// ---------------------------------------------------------------------------------
+// O_DIRECT
+
+#[test]
+fn direct_gives_pread_answers_on_aligned_and_unaligned_lengths() {
+    let Some((dir, _)) = direct_dir("direct") else {
+        return;
+    };
+    let mut rng = Rng(0xd1ec7);
+    for len in [
+        0usize,
+        1,
+        8,
+        4095,
+        4096,
+        4097,
+        8191,
+        3 * 4096 + 5,
+        (1 << 20) + 123,
+    ] {
+        let tail = len % 4096;
+        let mut positions = vec![0, 4095, 4096, 4097, len.saturating_sub(1)];
+        positions.push(len - tail); // the first byte of the unaligned tail
+        positions.push((len - tail).saturating_sub(1)); // the last aligned byte
+        positions.retain(|&p| p < len);
+        let mut cases = vec![vec![0u8; len]];
+        for &p in &positions {
+            let mut d = vec![0u8; len];
+            d[p] = 1;
+            cases.push(d);
+        }
+        cases.push((0..len).map(|_| (rng.next() % 4) as u8).collect());
+        for (i, data) in cases.iter().enumerate() {
+            let p = dir.file("d", data);
+            for threads in 1..=3 {
+                // 5000 is rounded up to 8192 for direct.
+                for buffer in [4096, 5000, 1 << 20] {
+                    let d = opts(Strategy::Direct, threads, buffer);
+                    let r = opts(Strategy::Pread, threads, buffer);
+                    let what = format!("len {len}, case {i}, {d:?}");
+                    let want = ref_find(data);
+                    assert_eq!(find_nonzero(&p, &r).unwrap(), want, "{what}");
+                    assert_eq!(find_nonzero(&p, &d).unwrap(), want, "{what}");
+                    let want = ref_count(data, 0);
+                    assert_eq!(count_byte(&p, 0, &d).unwrap(), want, "{what}");
+                    assert_eq!(read_ceiling(&p, &d).unwrap(), len as u64, "{what}");
+                    let a = LineIndex::build(&p, 3, &d).unwrap();
+                    let b = LineIndex::build(&p, 3, &r).unwrap();
+                    assert_eq!(a.starts(), b.starts(), "{what}");
+                    assert_eq!(a.line_count(), b.line_count(), "{what}");
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Progress and the read ceiling
+
+#[test]
+fn progress_counts_every_byte_read() {
+    static DONE: AtomicU64 = AtomicU64::new(0);
+    let dir = TempDir::new("scan", "progress");
+    let len = 100_003;
+    let mut data = vec![0u8; len];
+    data[len - 1] = b'\n';
+    let p = dir.file("f", &data);
+    for mut o in all_options(4096) {
+        o.progress = Some(Progress(&DONE));
+        DONE.store(0, Ordering::Relaxed);
+        assert_eq!(count_byte(&p, b'\n', &o).unwrap(), 1);
+        assert_eq!(DONE.load(Ordering::Relaxed), len as u64, "count {o:?}");
+        // No needle: every byte is read.
+        DONE.store(0, Ordering::Relaxed);
+        assert_eq!(find_nonzero(&p, &o).unwrap(), Some((len as u64 - 1) & !7));
+        assert_eq!(DONE.load(Ordering::Relaxed), len as u64, "find {o:?}");
+        DONE.store(0, Ordering::Relaxed);
+        LineIndex::build(&p, 5, &o).unwrap();
+        assert_eq!(DONE.load(Ordering::Relaxed), len as u64, "index {o:?}");
+        DONE.store(0, Ordering::Relaxed);
+        assert_eq!(read_ceiling(&p, &o).unwrap(), len as u64);
+        assert_eq!(DONE.load(Ordering::Relaxed), len as u64, "ceiling {o:?}");
+    }
+}
+
+#[test]
+fn read_ceiling_reads_the_whole_file_and_reports_errors() {
+    let dir = TempDir::new("scan", "ceiling");
+    for len in [0usize, 1, 4096, 70_001] {
+        let p = dir.file("f", &vec![7u8; len]);
+        for o in all_options(4096) {
+            assert_eq!(read_ceiling(&p, &o).unwrap(), len as u64, "{o:?}");
+        }
+    }
+    let missing = dir.0.join("missing");
+    let e = read_ceiling(&missing, &ScanOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    assert_error_names(&e, &missing, "missing");
+}
+
+// ---------------------------------------------------------------------------------
+// The line index
+
+/// The reference line starts: 0 (if not empty), then after every '\n' that is not
+/// the last byte.
+fn ref_line_starts(data: &[u8]) -> Vec<u64> {
+    let mut v = Vec::new();
+    if !data.is_empty() {
+        v.push(0);
+    }
+    for (i, &b) in data.iter().enumerate() {
+        if b == b'\n' && i + 1 < data.len() {
+            v.push(i as u64 + 1);
+        }
+    }
+    v
+}
+
+fn ref_line_end(data: &[u8], start: u64) -> u64 {
+    data[start as usize..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(data.len() as u64, |p| start + p as u64)
+}
+
+/// Checks `index` (of `data`, every `every`) against the reference: the indexed
+/// offsets, the counts, and (through `offset`/`range`) every line or, for many
+/// lines, a sample that covers the first and last `every + 1`.
+fn check_index(
+    index: &LineIndex,
+    data: &[u8],
+    every: u64,
+    offset: &dyn Fn(u64) -> Option<u64>,
+    range: &dyn Fn(u64) -> Option<std::ops::Range<u64>>,
+    what: &str,
+) {
+    let starts = ref_line_starts(data);
+    let want: Vec<u64> = starts.iter().step_by(every as usize).copied().collect();
+    assert_eq!(index.starts(), &want[..], "starts, {what}");
+    assert_eq!(index.line_count(), ref_count(data, b'\n'), "{what}");
+    assert_eq!(index.lines(), starts.len() as u64, "{what}");
+    assert_eq!(index.len(), data.len() as u64);
+    assert_eq!(index.every(), every);
+    let n = starts.len() as u64;
+    let sample: Vec<u64> = if n <= 300 {
+        (0..=n + 1).collect()
+    } else {
+        let mut v: Vec<u64> = (0..=every + 1).chain(n - every - 2..=n + 1).collect();
+        v.extend((0..n).step_by((n / 97) as usize + 1));
+        v
+    };
+    for line in sample {
+        let want_start = starts.get(line as usize).copied();
+        assert_eq!(offset(line), want_start, "line_offset({line}), {what}");
+        let want_range = want_start.map(|s| s..ref_line_end(data, s));
+        assert_eq!(range(line), want_range, "line_range({line}), {what}");
+    }
+}
+
+fn texts_for_the_index() -> Vec<Vec<u8>> {
+    let mut texts: Vec<Vec<u8>> = [
+        "",
+        "\n",
+        "x",
+        "no newline",
+        "one line\n",
+        "two\nlines without a final newline",
+        "crlf\r\nline\r\n",
+        "crlf without a final one\r\nx",
+        "\n\n\n\n\n\n\n",
+        "empty\n\nlines\n\n\n",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    let mut rng = Rng(0x1de7);
+    // Dense newlines, and sparse ones (lines longer than a 4 KiB buffer).
+    for (len, one_in) in [(4097, 3), (3 * 4096 + 17, 10), (40_000, 2), (50_000, 5000)] {
+        let mut t: Vec<u8> = (0..len)
+            .map(|_| match rng.below(one_in) {
+                0 => b'\n',
+                _ => b'a' + rng.below(26) as u8,
+            })
+            .collect();
+        texts.push(t.clone());
+        t.push(b'\n');
+        texts.push(t);
+    }
+    // Newlines on and around every 4 KiB boundary (buffers and the count chunks).
+    let mut t = vec![b'y'; 5 * 4096 + 3];
+    for k in 1..=5 {
+        for d in [-1i64, 0, 1] {
+            t[(k * 4096 + d) as usize] = b'\n';
+        }
+    }
+    texts.push(t);
+    texts
+}
+
+#[test]
+fn line_index_matches_the_reference_for_every_option() {
+    let dir = TempDir::new("scan", "index");
+    let mut options = all_options(4096);
+    for buffer in [8, 24, 4104] {
+        for threads in 1..=3 {
+            options.push(opts(Strategy::Pread, threads, buffer));
+        }
+    }
+    for (i, t) in texts_for_the_index().iter().enumerate() {
+        let p = dir.file(&format!("t{i}"), t);
+        for every in [1u64, 2, 3, 7, 64, 1000, u64::MAX] {
+            let index = LineIndex::build_in(t, every);
+            check_index(
+                &index,
+                t,
+                every,
+                &|n| index.line_offset_in(t, n),
+                &|n| index.line_range_in(t, n),
+                &format!("in memory, text {i}, every {every}"),
+            );
+            for o in &options {
+                let what = format!("text {i}, every {every}, {o:?}");
+                let index = LineIndex::build(&p, every, o).unwrap();
+                assert_eq!(index.path(), Some(p.as_path()));
+                check_index(
+                    &index,
+                    t,
+                    every,
+                    &|n| index.line_offset(n).unwrap(),
+                    &|n| index.line_range(n).unwrap(),
+                    &what,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn line_index_over_large_inputs_split_over_the_pool() {
+    // 3 MiB: the in-memory build is split (256 KiB blocks); the file build runs
+    // with 64 KiB and 1 MiB buffers on 1-3 threads.
+    let dir = TempDir::new("scan", "index-large");
+    let mut rng = Rng(0xb16);
+    let t: Vec<u8> = (0..(3 << 20) + 5)
+        .map(|_| match rng.below(40) {
+            0 => b'\n',
+            _ => b'.',
+        })
+        .collect();
+    let p = dir.file("big", &t);
+    let have_wc = wc_l(&p);
+    for every in [1u64, 5, 1000] {
+        for threads in 1..=3 {
+            ndsimd::with_threads(threads, || {
+                let index = LineIndex::build_in(&t, every);
+                check_index(
+                    &index,
+                    &t,
+                    every,
+                    &|n| index.line_offset_in(&t, n),
+                    &|n| index.line_range_in(&t, n),
+                    &format!("in memory, every {every}, {threads} threads"),
+                );
+            });
+            for buffer in [64 << 10, 1 << 20] {
+                for strategy in [Strategy::Pread, Strategy::Mmap] {
+                    let o = opts(strategy, threads, buffer);
+                    let index = LineIndex::build(&p, every, &o).unwrap();
+                    if let Some(wc) = have_wc {
+                        assert_eq!(index.line_count(), wc, "wc -l");
+                    }
+                    check_index(
+                        &index,
+                        &t,
+                        every,
+                        &|n| index.line_offset(n).unwrap(),
+                        &|n| index.line_range(n).unwrap(),
+                        &format!("every {every}, {o:?}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn line_index_errors_name_the_path() {
+    let dir = TempDir::new("scan", "index-errors");
+    let missing = dir.0.join("missing");
+    let e = LineIndex::build(&missing, 10, &ScanOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    assert_error_names(&e, &missing, "missing");
+    let e = LineIndex::build(&dir.0, 10, &ScanOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::IsADirectory);
+
+    // every = 0 is taken as 1.
+    let p = dir.file("f", b"a\nb\nc\n");
+    let index = LineIndex::build(&p, 0, &ScanOptions::default()).unwrap();
+    assert_eq!((index.every(), index.starts()), (1, &[0u64, 2, 4][..]));
+
+    // The file changes length after it was indexed: queries say so.
+    let index = LineIndex::build(&p, 2, &ScanOptions::default()).unwrap();
+    fs::write(&p, b"a\nb\nc\nd\n").unwrap();
+    let e = index.line_offset(1).unwrap_err();
+    assert!(e.to_string().contains("changed size"), "{e}");
+    assert_error_names(&e, &p, "changed");
+    // The same length, newlines moved so line 1 is not where the index expects.
+    fs::write(&p, b"abcdef").unwrap();
+    let e = index.line_range(1).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+    assert!(e.to_string().contains("not where the index says"), "{e}");
+    assert_error_names(&e, &p, "moved");
+    // Removed.
+    fs::remove_file(&p).unwrap();
+    let e = index.line_range(0).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+
+    // An in-memory index has no file to read.
+    let index = LineIndex::build_in(b"a\nb\n", 1);
+    let e = index.line_offset(1).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    // Queries past the end, or on other bytes, are None, not errors.
+    assert_eq!(index.line_offset(2).unwrap(), None);
+    assert_eq!(index.line_offset_in(b"a\nb", 1), None);
 }

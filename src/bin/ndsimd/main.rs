@@ -16,7 +16,7 @@ COMMANDS:
     info            print the detected and active SIMD tier, threads and caches
     bench           time the kernels against their plain-loop anchors (< 1 min)
     scan FILE       offset of the first non-zero 8-byte word (exit 0 found, 1 not)
-    lines FILE      count newlines as `wc -l`
+    lines FILE      count newlines as `wc -l` (--index EVERY: and write a line index)
     haystack --size SIZE FILE
                     write SIZE bytes of zeros with a needle at SIZE-8 (test file)
     help            print this message
@@ -26,10 +26,12 @@ BENCH OPTIONS:
     --filter TEXT   only the rows whose op name contains TEXT (a|b: either)
 
 SCAN AND LINES OPTIONS (details: 'ndsimd scan --help', 'ndsimd lines --help'):
-    --strategy pread|mmap   how the file is read (default pread)
+    --strategy pread|mmap|direct   how the file is read (default pread)
     --threads N             threads to use
-    --buffer SIZE           bytes per read with pread (default 1M)
+    --buffer SIZE           bytes per read with pread and direct (default 1M)
     --json                  one JSON object on stdout
+    --index EVERY           lines only: write the offset of every EVERY-th line
+    --index-out PATH        lines only: where --index writes (default FILE.idx)
 
 HAYSTACK OPTIONS (details: 'ndsimd haystack --help'):
     --size SIZE     4096, 16K, 1M, 4G: a multiple of 8 (binary suffixes)

@@ -6,13 +6,14 @@
 //! JSON object on stdout. Exit codes as grep's: 0 found (or done), 1 not found,
 //! 2 error (message on stderr, with the path).
 
-use ndsimd::scan::{self, ScanOptions, Strategy};
+use ndsimd::scan::{self, LineIndex, Progress, ScanOptions, Strategy};
 use std::fmt::Write as _;
 use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 pub const SCAN_HELP: &str = "\
 ndsimd scan: the byte offset of the first non-zero aligned 8-byte word of FILE
@@ -22,17 +23,23 @@ USAGE:
     ndsimd scan FILE [OPTIONS]
 
 OPTIONS:
-    --strategy pread|mmap   how FILE is read (default pread: parallel positioned
+    --strategy pread|mmap|direct
+                            how FILE is read (default pread: parallel positioned
                             reads into per-thread buffers; mmap: a memory map, which
-                            dies with SIGBUS if another process truncates FILE)
+                            dies with SIGBUS if another process truncates FILE;
+                            direct: as pread with O_DIRECT, bypassing the page cache,
+                            an error where the file system refuses O_DIRECT)
     --threads N             threads (default: the pool's, NDSIMD_NUM_THREADS)
-    --buffer SIZE           bytes per read with pread (default 1M; K, M, G suffixes)
+    --buffer SIZE           bytes per read with pread and direct (default 1M; K, M, G
+                            suffixes; direct rounds it up to a multiple of 4K)
     --json                  one JSON object on stdout instead of the text lines
     -h, --help              print this message
 
 OUTPUT:
     stdout: 'found at offset N' or 'not found'
-    stderr: bytes scanned (up to the needle's word, or the whole file), seconds, GB/s
+    stderr: bytes scanned (up to the needle's word, or the whole file), seconds, GB/s;
+            a progress bar while it runs, when stderr is a terminal and FILE is at
+            least 256 MiB
 
 EXIT STATUS:
     0 found, 1 not found, 2 error (a message on stderr names the file)
@@ -46,19 +53,39 @@ USAGE:
     ndsimd lines FILE [OPTIONS]
 
 OPTIONS:
-    --strategy pread|mmap   how FILE is read (default pread; mmap dies with SIGBUS
-                            if another process truncates FILE)
+    --index EVERY           also write the byte offset where every EVERY-th line
+                            starts (lines 0, EVERY, 2*EVERY, ...), found in the same
+                            read of FILE as the count
+    --index-out PATH        where --index writes (default FILE.idx: FILE's name with
+                            '.idx' appended); an existing PATH is replaced
+    --strategy pread|mmap|direct
+                            how FILE is read (default pread; mmap dies with SIGBUS
+                            if another process truncates FILE; direct uses O_DIRECT,
+                            an error where the file system refuses it)
     --threads N             threads (default: the pool's, NDSIMD_NUM_THREADS)
-    --buffer SIZE           bytes per read with pread (default 1M; K, M, G suffixes)
+    --buffer SIZE           bytes per read with pread and direct (default 1M; K, M, G
+                            suffixes; direct rounds it up to a multiple of 4K)
     --json                  one JSON object on stdout instead of the text lines
     -h, --help              print this message
 
 OUTPUT:
     stdout: 'COUNT FILE' (as `wc -l FILE`)
-    stderr: bytes, seconds, GB/s
+    stderr: bytes, seconds, GB/s; a progress bar while it runs, when stderr is a
+            terminal and FILE is at least 256 MiB
+
+INDEX FILE (text):
+    # ndsimd line index: every=EVERY lines=COUNT bytes=LENGTH
+    0
+    OFFSET of line EVERY
+    OFFSET of line 2*EVERY
+    ...
+    one decimal byte offset per line after the header, one for each line number
+    m*EVERY below the number of lines. Line n starts after the n-th newline; a last
+    line without a newline is a line here (it is not in COUNT, as with `wc -l`).
 
 EXIT STATUS:
-    0 counted, 2 error (a message on stderr names the file)
+    0 counted (and indexed), 2 error (a message on stderr names the file; a partial
+    index file is removed)
 ";
 
 pub const HAYSTACK_HELP: &str = "\
@@ -91,6 +118,8 @@ struct Args {
     help: bool,
     size: Option<u64>,
     force: bool,
+    index: Option<u64>,
+    index_out: Option<PathBuf>,
 }
 
 /// Parses `args` accepting only the options in `allowed` (by long name).
@@ -102,6 +131,8 @@ fn parse(args: &[String], allowed: &[&str]) -> Result<Args, String> {
         help: false,
         size: None,
         force: false,
+        index: None,
+        index_out: None,
     };
     let mut it = args.iter();
     let mut only_files = false;
@@ -139,7 +170,12 @@ fn parse(args: &[String], allowed: &[&str]) -> Result<Args, String> {
                 a.opts.strategy = match value()?.as_str() {
                     "pread" => Strategy::Pread,
                     "mmap" => Strategy::Mmap,
-                    v => return Err(format!("--strategy must be pread or mmap, not '{v}'")),
+                    "direct" => Strategy::Direct,
+                    v => {
+                        return Err(format!(
+                            "--strategy must be pread, mmap or direct, not '{v}'"
+                        ))
+                    }
                 }
             }
             "--threads" => {
@@ -156,6 +192,14 @@ fn parse(args: &[String], allowed: &[&str]) -> Result<Args, String> {
                     _ => return Err(format!("--buffer needs a size from 8 to 1G, not '{v}'")),
                 }
             }
+            "--index" => {
+                let v = value()?;
+                match v.parse::<u64>() {
+                    Ok(n) if n >= 1 => a.index = Some(n),
+                    _ => return Err(format!("--index needs an integer >= 1, not '{v}'")),
+                }
+            }
+            "--index-out" => a.index_out = Some(PathBuf::from(value()?)),
             "--size" => {
                 let v = value()?;
                 a.size = Some(parse_size(&v).ok_or(format!("--size: not a size: '{v}'"))?);
@@ -201,9 +245,15 @@ fn usage_error(cmd: &str, msg: &str) -> ExitCode {
 }
 
 /// Parses the options common to `scan` and `lines`; `Err` is the exit code to return.
-fn scan_args(cmd: &str, args: &[String], help: &str) -> Result<(PathBuf, Args), ExitCode> {
-    let a = parse(args, &["--strategy", "--threads", "--buffer", "--json"])
-        .map_err(|m| usage_error(cmd, &m))?;
+fn scan_args(
+    cmd: &str,
+    args: &[String],
+    help: &str,
+    extra: &[&str],
+) -> Result<(PathBuf, Args), ExitCode> {
+    let mut allowed = vec!["--strategy", "--threads", "--buffer", "--json"];
+    allowed.extend_from_slice(extra);
+    let a = parse(args, &allowed).map_err(|m| usage_error(cmd, &m))?;
     if a.help {
         print!("{help}");
         return Err(ExitCode::SUCCESS);
@@ -218,6 +268,7 @@ fn strategy_name(s: Strategy) -> &'static str {
     match s {
         Strategy::Pread => "pread",
         Strategy::Mmap => "mmap",
+        Strategy::Direct => "direct",
     }
 }
 
@@ -286,14 +337,56 @@ fn file_len(path: &Path) -> u64 {
     fs::metadata(path).map_or(0, |m| m.len())
 }
 
+/// Files at least this long get a progress bar (on a terminal).
+const BAR_MIN: u64 = 256 << 20;
+
+/// Runs `work` with `opts`; when stderr is a terminal and `file` is at least
+/// [`BAR_MIN`] long, with a progress bar on stderr, fed from the workers' byte
+/// counter by a thread that redraws it ten times a second. Otherwise `opts` is
+/// used as it is (no counter, no thread).
+fn with_progress<R>(file: &Path, opts: &ScanOptions, work: impl FnOnce(&ScanOptions) -> R) -> R {
+    let len = file_len(file);
+    if !std::io::stderr().is_terminal() || len < BAR_MIN {
+        return work(opts);
+    }
+    // One counter for the process: the tool runs one scan.
+    static DONE: AtomicU64 = AtomicU64::new(0);
+    DONE.store(0, Ordering::Relaxed);
+    let opts = ScanOptions {
+        progress: Some(Progress(&DONE)),
+        ..*opts
+    };
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let finished = AtomicBool::new(false);
+    let result = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !finished.load(Ordering::Relaxed) {
+                bar.set_position(DONE.load(Ordering::Relaxed).min(len));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let r = work(&opts);
+        finished.store(true, Ordering::Relaxed);
+        r
+    });
+    bar.finish_and_clear();
+    result
+}
+
 /// `ndsimd scan FILE ...`
 pub fn scan(args: &[String]) -> ExitCode {
-    let (file, a) = match scan_args("scan", args, SCAN_HELP) {
+    let (file, a) = match scan_args("scan", args, SCAN_HELP, &[]) {
         Ok(x) => x,
         Err(code) => return code,
     };
     let t = Instant::now();
-    let found = match scan::find_nonzero(&file, &a.opts) {
+    let found = match with_progress(&file, &a.opts, |o| scan::find_nonzero(&file, o)) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("ndsimd scan: {e}");
@@ -330,13 +423,19 @@ pub fn scan(args: &[String]) -> ExitCode {
 
 /// `ndsimd lines FILE ...`
 pub fn lines(args: &[String]) -> ExitCode {
-    let (file, a) = match scan_args("lines", args, LINES_HELP) {
+    let (file, a) = match scan_args("lines", args, LINES_HELP, &["--index", "--index-out"]) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if a.index_out.is_some() && a.index.is_none() {
+        return usage_error("lines", "--index-out needs --index EVERY");
+    }
     let t = Instant::now();
-    let count = match scan::count_byte(&file, b'\n', &a.opts) {
-        Ok(n) => n,
+    let (count, index) = match with_progress(&file, &a.opts, |o| match a.index {
+        None => scan::count_byte(&file, b'\n', o).map(|n| (n, None)),
+        Some(every) => LineIndex::build(&file, every, o).map(|i| (i.line_count(), Some(i))),
+    }) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("ndsimd lines: {e}");
             return ExitCode::from(2);
@@ -346,9 +445,27 @@ pub fn lines(args: &[String]) -> ExitCode {
         bytes: file_len(&file),
         seconds: t.elapsed().as_secs_f64(),
     };
+    let mut index_json = String::new();
+    if let Some(index) = &index {
+        let out = a.index_out.clone().unwrap_or_else(|| {
+            let mut name = file.clone().into_os_string();
+            name.push(".idx");
+            PathBuf::from(name)
+        });
+        if let Err(e) = write_index(index, &out) {
+            eprintln!("ndsimd lines: {e}");
+            return ExitCode::from(2);
+        }
+        index_json = format!(
+            ",\"index\":{},\"every\":{},\"indexed\":{}",
+            json_string(&out.to_string_lossy()),
+            index.every(),
+            index.starts().len()
+        );
+    }
     if a.json {
         println!(
-            "{{\"file\":{},\"lines\":{count},{}}}",
+            "{{\"file\":{},\"lines\":{count}{index_json},{}}}",
             json_string(&file.to_string_lossy()),
             timing.json_fields(&a.opts)
         );
@@ -357,6 +474,21 @@ pub fn lines(args: &[String]) -> ExitCode {
         timing.report(&a.opts);
     }
     ExitCode::SUCCESS
+}
+
+/// Writes `index` to `out` (replacing it), removing a partial file on error.
+fn write_index(index: &LineIndex, out: &Path) -> Result<(), String> {
+    let with_path = |what: &str, e: std::io::Error| format!("{}: {what}: {e}", out.display());
+    let f = fs::File::create(out).map_err(|e| with_path("cannot create the index", e))?;
+    let result = index
+        .write_to(&f)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| with_path("cannot write the index", e));
+    if result.is_err() {
+        drop(f);
+        let _ = fs::remove_file(out);
+    }
+    result
 }
 
 /// `ndsimd haystack --size SIZE FILE`

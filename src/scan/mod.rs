@@ -14,12 +14,16 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
+//! [`LineIndex`] records where every `every`-th line starts, counting the lines in
+//! the same single read of the file.
+//!
 //! # Strategies
 //!
 //! [`Strategy::Pread`] (the default) cuts the file into shards, a few per thread, each
 //! a whole number of buffers; a worker reads its shard with positioned reads into its
 //! own buffer (one per worker and call, reused for every read) and scans each buffer
-//! while it is still in cache. [`Strategy::Mmap`] maps the file and runs the in-memory
+//! while it is still in cache. [`Strategy::Direct`] does the same with `O_DIRECT`
+//! reads (no page cache). [`Strategy::Mmap`] maps the file and runs the in-memory
 //! forms over the mapping.
 //!
 //! # What counts as an error
@@ -29,7 +33,12 @@
 //! block the call), an unreadable file, a read error, and a file whose length changes
 //! while it is read (a read that ends early, a different length afterwards, or bytes
 //! past the length it had) are errors. An empty file is not: it has no non-zero word
-//! and no bytes.
+//! and no bytes. With [`Strategy::Direct`], a file system that refuses `O_DIRECT` is
+//! an [`io::ErrorKind::Unsupported`] error (no silent fallback).
+
+mod index;
+
+pub use index::LineIndex;
 
 use crate::kernels::{byte_table, io::as_words, io::Mapping, par, pool};
 use std::fs::{self, File};
@@ -64,7 +73,52 @@ pub enum Strategy {
     /// fault is caught by checking the length after the scan. Use it only on files
     /// nobody truncates while they are scanned.
     Mmap,
+    /// As [`Strategy::Pread`], but through a second descriptor opened with
+    /// `O_DIRECT` (Linux only): reads bypass the page cache, for data that is cold
+    /// and read once. [`ScanOptions::buffer`] is rounded up to a multiple of 4096;
+    /// buffers, offsets and lengths of the direct reads are multiples of 4096, and
+    /// the unaligned tail of the file (its last `len % 4096` bytes) is read through
+    /// the ordinary descriptor.
+    ///
+    /// A file system that refuses `O_DIRECT` (`EINVAL` at the open or at a read,
+    /// tmpfs for one) gives an [`io::ErrorKind::Unsupported`] error that names the
+    /// path and says so; nothing falls back silently.
+    Direct,
 }
+
+/// A counter a file scan adds the bytes it has read to, as it reads them (from the
+/// workers, relaxed atomic adds, one per buffer): for a progress bar drawn by
+/// another thread. [`Strategy::Mmap`] adds the whole length once, at the end.
+///
+/// ```
+/// use ndsimd::scan::{count_byte, Progress, ScanOptions};
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// static DONE: AtomicU64 = AtomicU64::new(0);
+/// let path = std::env::temp_dir().join(format!("ndsimd-scan-progress-{}", std::process::id()));
+/// std::fs::write(&path, vec![b'\n'; 10_000])?;
+/// let opts = ScanOptions { progress: Some(Progress(&DONE)), ..ScanOptions::default() };
+/// assert_eq!(count_byte(&path, b'\n', &opts)?, 10_000);
+/// assert_eq!(DONE.load(Ordering::Relaxed), 10_000);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Progress(pub &'static AtomicU64);
+
+impl Progress {
+    fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// Two `Progress` are equal when they are the same counter.
+impl PartialEq for Progress {
+    fn eq(&self, other: &Progress) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for Progress {}
 
 /// Options of the file scans.
 ///
@@ -72,6 +126,7 @@ pub enum Strategy {
 /// use ndsimd::scan::{ScanOptions, Strategy};
 /// let o = ScanOptions::default();
 /// assert_eq!((o.strategy, o.threads, o.buffer), (Strategy::Pread, None, 1 << 20));
+/// assert_eq!(o.progress, None);
 /// let small = ScanOptions { threads: Some(2), buffer: 4096, ..o };
 /// assert_eq!(small.buffer, 4096);
 /// ```
@@ -85,8 +140,11 @@ pub struct ScanOptions {
     /// thread), whatever the pool really runs.
     pub threads: Option<usize>,
     /// Bytes per read with [`Strategy::Pread`] (default 1 MiB), rounded up to a
-    /// multiple of 8 (at least 8). Shards are whole numbers of buffers.
+    /// multiple of 8 (at least 8; a multiple of 4096 with [`Strategy::Direct`]).
+    /// Shards are whole numbers of buffers.
     pub buffer: usize,
+    /// A counter of the bytes read so far, for a progress bar (default `None`).
+    pub progress: Option<Progress>,
 }
 
 impl Default for ScanOptions {
@@ -95,6 +153,7 @@ impl Default for ScanOptions {
             strategy: Strategy::Pread,
             threads: None,
             buffer: 1 << 20,
+            progress: None,
         }
     }
 }
@@ -169,6 +228,12 @@ pub fn count_byte_in(bytes: &[u8], byte: u8) -> u64 {
 ///     let opts = ScanOptions { strategy, ..ScanOptions::default() };
 ///     assert_eq!(find_nonzero(&path, &opts)?, Some(16));
 /// }
+/// // Direct gives the same answer where the file system supports O_DIRECT.
+/// let direct = ScanOptions { strategy: Strategy::Direct, ..ScanOptions::default() };
+/// match find_nonzero(&path, &direct) {
+///     Ok(found) => assert_eq!(found, Some(16)),
+///     Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::Unsupported),
+/// }
 /// std::fs::remove_file(&path)?;
 /// let err = find_nonzero(&path, &ScanOptions::default()).unwrap_err();
 /// assert!(err.to_string().contains(&*path.to_string_lossy()));
@@ -178,10 +243,12 @@ pub fn find_nonzero(path: impl AsRef<Path>, opts: &ScanOptions) -> io::Result<Op
     let path = path.as_ref();
     let (file, len) = open(path)?;
     let found = match opts.strategy {
-        Strategy::Pread => pread_find(&file, path, len, opts)?,
+        Strategy::Pread | Strategy::Direct => pread_find(&file, path, len, opts)?,
         Strategy::Mmap => {
             let map = map(&file, path, len)?;
-            with_threads(opts, || find_nonzero_in(&map))
+            let found = with_threads(opts, || find_nonzero_in(&map));
+            report_mapped(opts, len);
+            found
         }
     };
     check_unchanged(&file, path, len)?;
@@ -208,14 +275,78 @@ pub fn count_byte(path: impl AsRef<Path>, byte: u8, opts: &ScanOptions) -> io::R
     let path = path.as_ref();
     let (file, len) = open(path)?;
     let n = match opts.strategy {
-        Strategy::Pread => pread_count(&file, path, len, byte, opts)?,
+        Strategy::Pread | Strategy::Direct => pread_count(&file, path, len, byte, opts)?,
         Strategy::Mmap => {
             let map = map(&file, path, len)?;
-            with_threads(opts, || count_byte_in(&map, byte))
+            let n = with_threads(opts, || count_byte_in(&map, byte));
+            report_mapped(opts, len);
+            n
         }
     };
     check_unchanged(&file, path, len)?;
     Ok(n)
+}
+
+/// Reads the whole file at `path` as [`find_nonzero`] and [`count_byte`] do (the same
+/// shards, buffers, threads and strategy) but scans nothing, and returns the bytes
+/// read: the "plain parallel read" a scan is measured against. With
+/// [`Strategy::Mmap`] it maps the file and reads one byte of every 4 KiB page.
+/// For benchmarks; not part of the stable API.
+///
+/// # Errors
+///
+/// As [`count_byte`].
+///
+/// ```
+/// use ndsimd::scan::{read_ceiling, ScanOptions};
+/// let path = std::env::temp_dir().join(format!("ndsimd-scan-ceiling-{}", std::process::id()));
+/// std::fs::write(&path, vec![1u8; 12_345])?;
+/// assert_eq!(read_ceiling(&path, &ScanOptions::default())?, 12_345);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[doc(hidden)]
+pub fn read_ceiling(path: impl AsRef<Path>, opts: &ScanOptions) -> io::Result<u64> {
+    let path = path.as_ref();
+    let (file, len) = open(path)?;
+    let read = match opts.strategy {
+        Strategy::Pread | Strategy::Direct => {
+            let stop = AtomicU64::new(u64::MAX);
+            let total = AtomicU64::new(0);
+            for_each_block(&file, path, len, opts, &stop, &|_, block| {
+                // Look at the block so the read cannot be thought useless.
+                std::hint::black_box(block);
+                total.fetch_add(block.len() as u64, Ordering::Relaxed);
+            })
+            .map_err(|(_, e)| e)?;
+            total.into_inner()
+        }
+        Strategy::Mmap => {
+            let map = map(&file, path, len)?;
+            let sum = with_threads(opts, || {
+                let pages = map.len().div_ceil(4096);
+                let sum = AtomicU64::new(0);
+                let chunks = par::pieces(map.len(), PIECE_MIN).max(1);
+                pool::run(chunks, &|i| {
+                    let r = piece(pages, chunks, i);
+                    let s: u64 = r.map(|p| u64::from(map[p * 4096])).sum();
+                    sum.fetch_add(s, Ordering::Relaxed);
+                });
+                sum.into_inner()
+            });
+            std::hint::black_box(sum);
+            report_mapped(opts, len);
+            len
+        }
+    };
+    check_unchanged(&file, path, len)?;
+    Ok(read)
+}
+
+fn report_mapped(opts: &ScanOptions, len: u64) {
+    if let Some(p) = opts.progress {
+        p.add(len);
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -394,6 +525,108 @@ fn map(file: &File, path: &Path, len: u64) -> io::Result<Mapping> {
 /// 9-10. A page keeps the door open for `O_DIRECT`, which needs it.
 const ALIGN: usize = 4096;
 
+/// What `O_DIRECT` needs here: buffer addresses, file offsets and lengths that are
+/// multiples of this (the logical block size of every device in use, and the page).
+const DIRECT_ALIGN: u64 = 4096;
+
+/// How blocks of a file are read: positioned reads through `file`, or through a
+/// second descriptor opened with `O_DIRECT` for the part of the file up to its last
+/// multiple of [`DIRECT_ALIGN`] (the rest through `file`).
+struct Reader<'a> {
+    file: &'a File,
+    direct: Option<File>,
+    path: &'a Path,
+    len: u64,
+}
+
+impl<'a> Reader<'a> {
+    fn new(file: &'a File, path: &'a Path, len: u64, strategy: Strategy) -> io::Result<Self> {
+        let direct = match strategy {
+            Strategy::Direct => Some(open_direct(path)?),
+            _ => None,
+        };
+        Ok(Reader {
+            file,
+            direct,
+            path,
+            len,
+        })
+    }
+
+    /// Fills `buf` from `at` (`buf` page-aligned, and `at` a multiple of
+    /// [`DIRECT_ALIGN`] when reading directly).
+    fn read(&self, buf: &mut [u8], at: u64) -> io::Result<()> {
+        let Some(direct) = &self.direct else {
+            return read_full(self.file, self.path, buf, at);
+        };
+        let aligned_end = self.len / DIRECT_ALIGN * DIRECT_ALIGN;
+        let split = aligned_end.saturating_sub(at).min(buf.len() as u64) as usize;
+        let (head, tail) = buf.split_at_mut(split);
+        read_direct(direct, self.path, head, at)?;
+        read_full(self.file, self.path, tail, at + split as u64)
+    }
+}
+
+fn direct_unsupported(path: &Path, e: io::Error) -> io::Error {
+    error(
+        path,
+        io::ErrorKind::Unsupported,
+        format_args!(
+            "O_DIRECT is not supported by the file system holding it ({e}); \
+             read it with the pread strategy"
+        ),
+    )
+}
+
+#[cfg(target_os = "linux")]
+fn open_direct(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::EINVAL) => direct_unsupported(path, e),
+            _ => context(path, "cannot open with O_DIRECT", e),
+        })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_direct(path: &Path) -> io::Result<File> {
+    Err(error(
+        path,
+        io::ErrorKind::Unsupported,
+        "O_DIRECT reads are only implemented on Linux; read it with the pread strategy",
+    ))
+}
+
+/// Fills `buf` (page-aligned, a multiple of [`DIRECT_ALIGN`] long) from `at` (a
+/// multiple too) through an `O_DIRECT` descriptor. `EINVAL` means the file system
+/// refuses direct reads (everything here is aligned); a read that ends early or not
+/// on a block boundary means the file shrank.
+fn read_direct(file: &File, path: &Path, mut buf: &mut [u8], mut at: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match read_at_retry(file, buf, at) {
+            Ok(n) if n > 0 && (n as u64).is_multiple_of(DIRECT_ALIGN) => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+            Ok(_) => {
+                return Err(changed(
+                    path,
+                    format_args!("a read at offset {at} found the end of the file early"),
+                ))
+            }
+            #[cfg(target_os = "linux")]
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                return Err(direct_unsupported(path, e))
+            }
+            Err(e) => return Err(context(path, &format!("read at offset {at}"), e)),
+        }
+    }
+    Ok(())
+}
+
 /// The cut of `len` bytes into shards for [`Strategy::Pread`].
 #[derive(Clone, Copy, Debug)]
 struct Shards {
@@ -409,7 +642,12 @@ struct Shards {
 
 impl Shards {
     fn new(len: u64, opts: &ScanOptions) -> Shards {
-        let buffer = (opts.buffer.max(8) as u64).next_multiple_of(8);
+        let unit = if opts.strategy == Strategy::Direct {
+            DIRECT_ALIGN
+        } else {
+            8
+        };
+        let buffer = (opts.buffer.max(8) as u64).next_multiple_of(unit);
         let threads = opts
             .threads
             .unwrap_or_else(pool::current_num_threads)
@@ -440,6 +678,7 @@ fn for_each_block(
     visit: &(dyn Fn(u64, &[u8]) + Sync),
 ) -> Result<(), (u64, io::Error)> {
     let shards = Shards::new(len, opts);
+    let reader = Reader::new(file, path, len, opts.strategy).map_err(|e| (0, e))?;
     // One buffer per worker: a shard takes a free one (or allocates the first time
     // a worker needs one) and gives it back when done.
     let free: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
@@ -458,7 +697,7 @@ fn for_each_block(
         while at < end && at < stop.load(Ordering::Relaxed) {
             let n = (end - at).min(shards.buffer) as usize;
             let block = &mut buf[skew..skew + n];
-            if let Err(e) = read_full(file, path, block, at) {
+            if let Err(e) = reader.read(block, at) {
                 stop.fetch_min(at, Ordering::Relaxed);
                 let mut slot = failed.lock().unwrap_or_else(|e| e.into_inner());
                 if slot.as_ref().is_none_or(|(o, _)| at < *o) {
@@ -467,6 +706,9 @@ fn for_each_block(
                 break;
             }
             visit(at, block);
+            if let Some(p) = opts.progress {
+                p.add(n as u64);
+            }
             at += n as u64;
         }
         free.lock().unwrap_or_else(|e| e.into_inner()).push(buf);
@@ -601,5 +843,40 @@ mod tests {
         let e = check_unchanged(&file, &p, 60).unwrap_err();
         assert!(e.to_string().contains("60 bytes before, 64 after"), "{e}");
         fs::remove_file(&p).unwrap();
+    }
+
+    // EINVAL from an O_DIRECT read is reported as "not supported", with the path. A
+    // misaligned read is the one way to get EINVAL on a file system that takes
+    // O_DIRECT; where none does, opening says it (the same message).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn einval_from_direct_reads_says_o_direct_is_not_supported() {
+        let p = temp("einval", &[0u8; 3 * 4096]);
+        let e = match open_direct(&p) {
+            Ok(f) => {
+                let mut buf = vec![0u8; 2 * 4096];
+                read_direct(&f, &p, &mut buf[1..4097], 0).unwrap_err()
+            }
+            Err(e) => e,
+        };
+        assert_eq!(e.kind(), io::ErrorKind::Unsupported);
+        assert!(e.to_string().contains("O_DIRECT is not supported"), "{e}");
+        assert!(e.to_string().contains(&*p.to_string_lossy()), "{e}");
+        fs::remove_file(&p).unwrap();
+    }
+
+    // Direct buffers are whole pages, so every direct read is aligned.
+    #[test]
+    fn direct_buffers_are_multiples_of_4096() {
+        for buffer in [0usize, 8, 4095, 4096, 5000, 1 << 20] {
+            let opts = ScanOptions {
+                strategy: Strategy::Direct,
+                buffer,
+                ..ScanOptions::default()
+            };
+            let s = Shards::new(100 << 20, &opts);
+            assert_eq!(s.buffer % DIRECT_ALIGN, 0);
+            assert!(s.buffer >= buffer.max(1) as u64);
+        }
     }
 }
