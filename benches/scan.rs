@@ -1,0 +1,200 @@
+//! The file scan against its anchors and other tools, interleaved in one run.
+//!
+//!     cargo bench --bench scan                 # 1 GiB files under target/scan-bench
+//!     NDSIMD_SCAN_GIB=4 cargo bench --bench scan
+//!
+//! Makes (once) a haystack of N GiB (zeros, one needle in the last word) and a text
+//! file of N GiB (lines of 20-100 bytes), then for several rounds, each file read
+//! once first (warm page cache): the plain parallel `pread` of the whole file with no
+//! scan (`read_ceiling`, the anchor), `find_nonzero` with each strategy,
+//! `count_byte(b'\n')` with each strategy, `LineIndex::build(every = 1000)`, and the
+//! external tools `dd if=FILE of=/dev/null bs=1M` and `wc -l FILE` when present.
+//! Prints GB/s medians over rounds and each row's ratio to the pread ceiling and to
+//! `dd` / `wc -l` of the same round. Results are checked before the clock.
+//!
+//! Not a criterion bench: one call reads gigabytes, and the interesting ratios are
+//! against other processes measured in the same round.
+
+use ndsimd::scan::{count_byte, find_nonzero, read_ceiling, LineIndex, ScanOptions, Strategy};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+fn gib() -> u64 {
+    std::env::var("NDSIMD_SCAN_GIB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+}
+
+fn dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/scan-bench");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Zeros with `NEEDLE!!` in the last word; returns its size.
+fn haystack(path: &Path, size: u64) -> u64 {
+    if std::fs::metadata(path).map(|m| m.len()).ok() == Some(size) {
+        return size;
+    }
+    let mut w = BufWriter::new(File::create(path).unwrap());
+    let block = vec![0u8; 1 << 22];
+    let mut left = size - 8;
+    while left > 0 {
+        let n = left.min(block.len() as u64) as usize;
+        w.write_all(&block[..n]).unwrap();
+        left -= n as u64;
+    }
+    w.write_all(b"NEEDLE!!").unwrap();
+    w.flush().unwrap();
+    size
+}
+
+/// Lines of 20-100 printable bytes; returns the newline count.
+fn text(path: &Path, size: u64) -> u64 {
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    let mut line = Vec::with_capacity(128);
+    let mut lines = 0;
+    let mut written = 0;
+    let exists = std::fs::metadata(path).map(|m| m.len()).ok() == Some(size);
+    let mut w = (!exists).then(|| BufWriter::new(File::create(path).unwrap()));
+    while written < size {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let len = (20 + s % 81).min(size - written) as usize;
+        line.clear();
+        line.extend((0..len - 1).map(|i| b'a' + ((s >> (i % 50)) % 26) as u8));
+        line.push(b'\n');
+        if let Some(w) = w.as_mut() {
+            w.write_all(&line).unwrap();
+        }
+        written += len as u64;
+        lines += 1;
+    }
+    if let Some(mut w) = w {
+        w.flush().unwrap();
+    }
+    lines
+}
+
+fn warm(path: &Path) {
+    let _ = read_ceiling(path, &ScanOptions::default()).unwrap();
+}
+
+fn secs(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+fn tool(cmd: &str, args: &[&str]) -> Option<f64> {
+    let t = Instant::now();
+    let out = Command::new(cmd).args(args).output().ok()?;
+    out.status.success().then(|| t.elapsed().as_secs_f64())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    let size = gib() << 30;
+    let (hay, txt) = (dir().join("haystack.bin"), dir().join("text.log"));
+    haystack(&hay, size);
+    let lines = text(&txt, size);
+    let opts = |strategy, threads| ScanOptions {
+        strategy,
+        threads: Some(threads),
+        ..ScanOptions::default()
+    };
+    let threads = ndsimd::num_threads();
+    // Check the answers first.
+    for s in [Strategy::Pread, Strategy::Mmap, Strategy::Direct] {
+        if let Ok(found) = find_nonzero(&hay, &opts(s, threads)) {
+            assert_eq!(found, Some(size - 8), "{s:?}");
+        }
+        if let Ok(n) = count_byte(&txt, b'\n', &opts(s, threads)) {
+            assert_eq!(n, lines, "{s:?}");
+        }
+    }
+    let rounds = 5;
+    let mut rows: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut push = |name: String, t: Option<f64>| {
+        if let Some(t) = t {
+            match rows.iter_mut().find(|r| r.0 == name) {
+                Some(r) => r.1.push(t),
+                None => rows.push((name, vec![t])),
+            }
+        }
+    };
+    let (hs, ts) = (hay.to_str().unwrap(), txt.to_str().unwrap());
+    for _ in 0..rounds {
+        for t in [1, threads] {
+            warm(&hay);
+            push(
+                format!("hay  pread ceiling {t}T"),
+                Some(secs(|| {
+                    read_ceiling(&hay, &opts(Strategy::Pread, t)).unwrap();
+                })),
+            );
+            for s in [Strategy::Pread, Strategy::Mmap] {
+                push(
+                    format!("hay  find_nonzero {s:?} {t}T"),
+                    Some(secs(|| {
+                        find_nonzero(&hay, &opts(s, t)).unwrap();
+                    })),
+                );
+            }
+            warm(&txt);
+            push(
+                format!("text pread ceiling {t}T"),
+                Some(secs(|| {
+                    read_ceiling(&txt, &opts(Strategy::Pread, t)).unwrap();
+                })),
+            );
+            for s in [Strategy::Pread, Strategy::Mmap] {
+                push(
+                    format!("text count_byte {s:?} {t}T"),
+                    Some(secs(|| {
+                        count_byte(&txt, b'\n', &opts(s, t)).unwrap();
+                    })),
+                );
+            }
+            push(
+                format!("text LineIndex/1000 Pread {t}T"),
+                Some(secs(|| {
+                    LineIndex::build(&txt, 1000, &opts(Strategy::Pread, t)).unwrap();
+                })),
+            );
+        }
+        warm(&hay);
+        push(
+            "hay  dd bs=1M".into(),
+            tool("dd", &[&format!("if={hs}"), "of=/dev/null", "bs=1M"]),
+        );
+        warm(&txt);
+        push("text wc -l".into(), tool("wc", &["-l", ts]));
+    }
+    println!(
+        "file scan, {} GiB files, warm page cache, {rounds} rounds; GB/s medians (min-max)",
+        gib()
+    );
+    let gbs = |t: f64| size as f64 / t / 1e9;
+    for (name, v) in &rows {
+        let (lo, hi) = (
+            v.iter().cloned().fold(f64::MAX, f64::min),
+            v.iter().cloned().fold(0.0, f64::max),
+        );
+        println!(
+            "{name:<36} {:7.2} ({:.2}-{:.2})",
+            gbs(median(v.clone())),
+            gbs(hi),
+            gbs(lo)
+        );
+    }
+}
