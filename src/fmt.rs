@@ -183,12 +183,11 @@ fn write_rec(
     out.push('[');
     if nd == 1 {
         let mut line_len = indent + 1;
-        for (k, &i) in idx.iter().enumerate() {
+        for k in 0..idx.len() {
             if gap == Some(k) {
                 let word = "...";
                 push_word(out, &mut line_len, word, sep, indent);
             }
-            let _ = i;
             let word = words.next().expect("one word per shown element");
             let last = k + 1 == idx.len();
             push_word(
@@ -202,7 +201,7 @@ fn write_rec(
     } else {
         let newlines = "\n".repeat(nd - 1);
         let pad = " ".repeat(indent + 1);
-        for (k, &i) in idx.iter().enumerate() {
+        for k in 0..idx.len() {
             if k > 0 {
                 out.push_str(sep.trim_end());
                 out.push_str(&newlines);
@@ -214,7 +213,6 @@ fn write_rec(
                 out.push_str(&newlines);
                 out.push_str(&pad);
             }
-            let _ = i;
             write_rec(out, &shape[1..], words, sep, indent + 1, summarize);
         }
     }
