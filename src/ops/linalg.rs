@@ -13,7 +13,7 @@ use crate::dim::broadcast_shapes;
 use crate::error::{Error, Result, ShapeFmt};
 use crate::Element;
 use ndsimd_kernels::gemm::{MatMut, MatRef};
-use ndsimd_kernels::pool;
+use ndsimd_kernels::{par, pool};
 use std::borrow::Cow;
 
 /// The shapes of one `matmul`: the broadcast batch, the matrix sizes, whether an
@@ -168,6 +168,26 @@ fn for_each_batch(
     }
 }
 
+/// Products of at most this many multiply-adds are spread whole over the pool when
+/// a batch has several (a larger one is split by the GEMM itself: its own threshold
+/// is 72³).
+const BATCH_SPLIT_MAX: usize = 72 * 72 * 72;
+/// A batch of fewer multiply-adds in all stays on one thread (as the GEMM's split).
+const BATCH_SPLIT_MIN: usize = 72 * 72 * 72;
+
+/// The offsets in `a` and `b` of the operands of product `q` (row-major over
+/// `batch`).
+fn batch_offsets(mut q: usize, batch: &[usize], a: &Layout, b: &Layout) -> (usize, usize) {
+    let (mut oa, mut ob) = (a.offset as isize, b.offset as isize);
+    for axis in (0..batch.len()).rev() {
+        let i = (q % batch[axis]) as isize;
+        q /= batch[axis];
+        oa += i * a.batch_strides[axis];
+        ob += i * b.batch_strides[axis];
+    }
+    (oa as usize, ob as usize)
+}
+
 /// `out = alpha * a @ b + beta * out` with the shapes checked (`out` has `s.out`).
 fn matmul_exec<T: Element>(
     s: &MatmulShape,
@@ -199,6 +219,39 @@ fn matmul_exec<T: Element>(
     };
     let threads = pool::current_num_threads();
     let (ad, bd) = (a.data.storage(), b.data.storage());
+    let batches: usize = s.batch.iter().product();
+    let volume = s.m.saturating_mul(s.n).saturating_mul(s.k);
+    // Many small products: whole products on the pool (each one serial), when the
+    // output is one contiguous row-major block so the pieces are disjoint slices.
+    // A product big enough to split itself keeps the per-product split instead.
+    if threads > 1
+        && batches > 1
+        && volume < BATCH_SPLIT_MAX
+        && volume.saturating_mul(batches) >= BATCH_SPLIT_MIN
+    {
+        let per = s.m * s.n;
+        if let Some(cd) = out.as_slice_mut() {
+            let pieces = batches.min(threads * 4);
+            par::for_each_piece_mut(cd, pieces, per, &|start, piece| {
+                for (j, q) in (start / per..(start + piece.len()) / per).enumerate() {
+                    let (oa, ob) = batch_offsets(q, &s.batch, &la, &lb);
+                    let am = MatRef::new(ad, oa, s.m, s.k, la.rs, la.cs)
+                        .expect("in bounds: an array's layout");
+                    let bm = MatRef::new(bd, ob, s.k, s.n, lb.rs, lb.cs)
+                        .expect("in bounds: an array's layout");
+                    let (rs, cs) = (if s.a_vec { 0 } else { s.n as isize }, 1);
+                    let cm = MatMut::new(piece, j * per, s.m, s.n, rs, cs)
+                        .expect("a product's block of a row-major output");
+                    if s.b_vec && !s.a_vec {
+                        T::gemv(alpha, am, bm, beta, cm, 1);
+                    } else {
+                        T::gemm(alpha, am, bm, beta, cm, 1);
+                    }
+                }
+            });
+            return;
+        }
+    }
     let cd = out.data.storage_mut();
     for_each_batch(&s.batch, &la, &lb, &lo, |oa, ob, oc| {
         let am = MatRef::new(ad, oa, s.m, s.k, la.rs, la.cs).expect("in bounds: an array's layout");

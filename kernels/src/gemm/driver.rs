@@ -34,12 +34,9 @@ pub(crate) const SMALL_MAX: usize = 1024;
 /// matrixmultiply's threads), from n = 80 it wins by 1.4–1.6×. The line sits above 64³.
 pub(crate) const PARALLEL_MIN: usize = 72 * 72 * 72;
 
-/// Enough room for the largest register tile (AVX-512 f32: 32 x 12).
+/// Enough room for the largest register tile (AVX-512 f32: 32 x 12): the scratch
+/// tile for edge tiles and strided C.
 const TILE_MAX: usize = 512;
-
-/// A stack tile for edge tiles and strided C.
-#[repr(C, align(64))]
-struct TileBuf<T>([T; TILE_MAX]);
 
 /// A pointer the workers share; what each may touch is said where it is used.
 #[derive(Clone, Copy)]
@@ -188,9 +185,13 @@ impl<T: GemmElement> Nest<T> {
     ) {
         let (mr, nr) = (self.kern.mr, self.kern.nr);
         debug_assert!(self.m >= rows.end && mr * nr <= TILE_MAX);
-        let mut tile = TileBuf([T::ZERO; TILE_MAX]);
         scratch::with(&scratch::PACK_A, |buf| {
-            let apack = buf.elements::<T>(self.blk.mc * kcb);
+            // The packed A block, then the stack-free edge tile: zeroing a tile on the
+            // stack per call cost a quarter of the instructions of a batch of 16x16
+            // products (callgrind).
+            let a_len = self.blk.mc * kcb;
+            let apack = buf.elements::<T>(a_len + TILE_MAX);
+            let tile = apack.wrapping_add(a_len);
             for ic in rows.clone().step_by(self.blk.mc) {
                 let mcb = self.blk.mc.min(rows.end - ic);
                 let src = Src {
@@ -213,16 +214,29 @@ impl<T: GemmElement> Nest<T> {
                         let c0 = self.c.at(ic + i0, jc + j0);
                         // SAFETY: `pa`, `pb` are packed panels of `kcb` steps; the
                         // tile's elements of C are in bounds (`ic + i0 + mrb <= m`,
-                        // `jc + j0 + nrb <= n`) and touched by this band only; the CPU
-                        // has the kernel's tier (the caller's promise).
+                        // `jc + j0 + nrb <= n`) and touched by this band only; `tile`
+                        // is this thread's scratch, `TILE_MAX >= mr * nr` elements past
+                        // the A block, initialised; the CPU has the kernel's tier (the
+                        // caller's promise).
                         unsafe {
                             if mrb == mr && nrb == nr && self.c.rs == 1 {
                                 (self.kern.run)(kcb, pa, pb, c0, self.c.cs, self.alpha, beta);
                             } else {
-                                let t = tile.0.as_mut_ptr();
-                                (self.kern.run)(kcb, pa, pb, t, mr as isize, self.alpha, T::ZERO);
+                                (self.kern.run)(
+                                    kcb,
+                                    pa,
+                                    pb,
+                                    tile,
+                                    mr as isize,
+                                    self.alpha,
+                                    T::ZERO,
+                                );
                                 let c = RawMut { ptr: c0, ..self.c };
-                                store_edge(&tile.0, mr, (mrb, nrb), beta, c);
+                                // The tile's `TILE_MAX` elements follow the A block in
+                                // the scratch (initialised: zeroed when allocated),
+                                // this thread's alone, not aliased by `apack`'s panels.
+                                let t = core::slice::from_raw_parts(tile.cast_const(), TILE_MAX);
+                                store_edge(t, mr, (mrb, nrb), beta, c);
                             }
                         }
                     }
