@@ -130,44 +130,6 @@ fn layout(
     }
 }
 
-/// Calls `f(a_offset, b_offset, out_offset)` for every batch index, in row-major order.
-fn for_each_batch(
-    batch: &[usize],
-    a: &Layout,
-    b: &Layout,
-    out: &Layout,
-    mut f: impl FnMut(usize, usize, usize),
-) {
-    if batch.contains(&0) {
-        return;
-    }
-    let mut idx = vec![0usize; batch.len()];
-    let (mut oa, mut ob, mut oc) = (a.offset as isize, b.offset as isize, out.offset as isize);
-    loop {
-        f(oa as usize, ob as usize, oc as usize);
-        // Odometer step, adjusting the three offsets incrementally.
-        let mut axis = batch.len();
-        loop {
-            if axis == 0 {
-                return;
-            }
-            axis -= 1;
-            idx[axis] += 1;
-            oa += a.batch_strides[axis];
-            ob += b.batch_strides[axis];
-            oc += out.batch_strides[axis];
-            if idx[axis] < batch[axis] {
-                break;
-            }
-            let back = batch[axis] as isize;
-            oa -= a.batch_strides[axis] * back;
-            ob -= b.batch_strides[axis] * back;
-            oc -= out.batch_strides[axis] * back;
-            idx[axis] = 0;
-        }
-    }
-}
-
 /// Products of at most this many multiply-adds are spread whole over the pool when
 /// a batch has several (a larger one is split by the GEMM itself: its own threshold
 /// is 72³).
@@ -175,17 +137,38 @@ const BATCH_SPLIT_MAX: usize = 72 * 72 * 72;
 /// A batch of fewer multiply-adds in all stays on one thread (as the GEMM's split).
 const BATCH_SPLIT_MIN: usize = 72 * 72 * 72;
 
-/// The offsets in `a` and `b` of the operands of product `q` (row-major over
-/// `batch`).
-fn batch_offsets(mut q: usize, batch: &[usize], a: &Layout, b: &Layout) -> (usize, usize) {
-    let (mut oa, mut ob) = (a.offset as isize, b.offset as isize);
+/// The offsets of product `q` (row-major over `batch`) in each of `layouts`.
+fn batch_offsets<const L: usize>(
+    mut q: usize,
+    batch: &[usize],
+    layouts: [&Layout; L],
+) -> [usize; L] {
+    let mut at = layouts.map(|l| l.offset as isize);
     for axis in (0..batch.len()).rev() {
         let i = (q % batch[axis]) as isize;
         q /= batch[axis];
-        oa += i * a.batch_strides[axis];
-        ob += i * b.batch_strides[axis];
+        for (at, l) in at.iter_mut().zip(layouts) {
+            *at += i * l.batch_strides[axis];
+        }
     }
-    (oa as usize, ob as usize)
+    at.map(|o| o as usize)
+}
+
+/// One product: `c = alpha * a @ b + beta * c` on the views given, with the
+/// matrix-vector kernel when `b` is a vector (one pass over `a`).
+fn product<T: Element>(
+    s: &MatmulShape,
+    (alpha, beta): (T, T),
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    c: MatMut<'_, T>,
+    threads: usize,
+) {
+    if s.b_vec && !s.a_vec {
+        T::gemv(alpha, a, b, beta, c, threads);
+    } else {
+        T::gemm(alpha, a, b, beta, c, threads);
+    }
 }
 
 /// `out = alpha * a @ b + beta * out` with the shapes checked (`out` has `s.out`).
@@ -199,26 +182,14 @@ fn matmul_exec<T: Element>(
 ) {
     let la = layout(a.offset, a.shape(), a.strides(), s.a_vec, true, &s.batch);
     let lb = layout(b.offset, b.shape(), b.strides(), s.b_vec, false, &s.batch);
-    // The result drops the vector operands' axes: their stride is never used
-    // (that matrix axis has length 1).
-    let (oshape, ostrides) = (out.shape().to_vec(), out.strides().to_vec());
-    let nb = s.batch.len();
-    let (ors, ocs) = match (s.a_vec, s.b_vec) {
-        (false, false) => (ostrides[nb], ostrides[nb + 1]),
-        (false, true) => (ostrides[nb], 0),
-        (true, false) => (0, ostrides[nb]),
-        (true, true) => (0, 0),
-    };
-    let lo = Layout {
-        offset: out.offset,
-        batch_strides: (0..nb)
-            .map(|i| if oshape[i] == 1 { 0 } else { ostrides[i] })
-            .collect(),
-        rs: ors,
-        cs: ocs,
+    let operands = |[oa, ob]: [usize; 2]| {
+        let (ad, bd) = (a.data.storage(), b.data.storage());
+        (
+            MatRef::new(ad, oa, s.m, s.k, la.rs, la.cs).expect("in bounds: an array's layout"),
+            MatRef::new(bd, ob, s.k, s.n, lb.rs, lb.cs).expect("in bounds: an array's layout"),
+        )
     };
     let threads = pool::current_num_threads();
-    let (ad, bd) = (a.data.storage(), b.data.storage());
     let batches: usize = s.batch.iter().product();
     let volume = s.m.saturating_mul(s.n).saturating_mul(s.k);
     // Many small products: whole products on the pool (each one serial), when the
@@ -234,37 +205,42 @@ fn matmul_exec<T: Element>(
             let pieces = batches.min(threads * 4);
             par::for_each_piece_mut(cd, pieces, per, &|start, piece| {
                 for (j, q) in (start / per..(start + piece.len()) / per).enumerate() {
-                    let (oa, ob) = batch_offsets(q, &s.batch, &la, &lb);
-                    let am = MatRef::new(ad, oa, s.m, s.k, la.rs, la.cs)
-                        .expect("in bounds: an array's layout");
-                    let bm = MatRef::new(bd, ob, s.k, s.n, lb.rs, lb.cs)
-                        .expect("in bounds: an array's layout");
-                    let (rs, cs) = (if s.a_vec { 0 } else { s.n as isize }, 1);
-                    let cm = MatMut::new(piece, j * per, s.m, s.n, rs, cs)
+                    let (am, bm) = operands(batch_offsets(q, &s.batch, [&la, &lb]));
+                    let rs = if s.a_vec { 0 } else { s.n as isize };
+                    let cm = MatMut::new(piece, j * per, s.m, s.n, rs, 1)
                         .expect("a product's block of a row-major output");
-                    if s.b_vec && !s.a_vec {
-                        T::gemv(alpha, am, bm, beta, cm, 1);
-                    } else {
-                        T::gemm(alpha, am, bm, beta, cm, 1);
-                    }
+                    product(s, (alpha, beta), am, bm, cm, 1);
                 }
             });
             return;
         }
     }
+    // The result drops the vector operands' axes: their stride is never used
+    // (that matrix axis has length 1).
+    let (oshape, ostrides) = (out.shape().to_vec(), out.strides().to_vec());
+    let nb = s.batch.len();
+    let (rs, cs) = match (s.a_vec, s.b_vec) {
+        (false, false) => (ostrides[nb], ostrides[nb + 1]),
+        (false, true) => (ostrides[nb], 0),
+        (true, false) => (0, ostrides[nb]),
+        (true, true) => (0, 0),
+    };
+    let lo = Layout {
+        offset: out.offset,
+        batch_strides: (0..nb)
+            .map(|i| if oshape[i] == 1 { 0 } else { ostrides[i] })
+            .collect(),
+        rs,
+        cs,
+    };
     let cd = out.data.storage_mut();
-    for_each_batch(&s.batch, &la, &lb, &lo, |oa, ob, oc| {
-        let am = MatRef::new(ad, oa, s.m, s.k, la.rs, la.cs).expect("in bounds: an array's layout");
-        let bm = MatRef::new(bd, ob, s.k, s.n, lb.rs, lb.cs).expect("in bounds: an array's layout");
+    for q in 0..batches {
+        let [oa, ob, oc] = batch_offsets(q, &s.batch, [&la, &lb, &lo]);
+        let (am, bm) = operands([oa, ob]);
         let cm = MatMut::new(cd, oc, s.m, s.n, lo.rs, lo.cs)
             .expect("in bounds and not overlapping: a writable array's layout");
-        if s.b_vec && !s.a_vec {
-            // Matrix times vector: one pass over the matrix, rows on the pool.
-            T::gemv(alpha, am, bm, beta, cm, threads);
-        } else {
-            T::gemm(alpha, am, bm, beta, cm, threads);
-        }
-    });
+        product(s, (alpha, beta), am, bm, cm, threads);
+    }
 }
 
 /// The elements in row-major order: borrowed when the layout is standard.
