@@ -164,41 +164,35 @@ pub(crate) unsafe fn sum<V: FloatVec, const PROD: bool>(a: &[V::T]) -> V::T {
     )
 }
 
-/// [`scalar::dot`] (each product rounded, then added) bit for bit.
+/// A canonical dot product with `mac(x, y, acc)` as the step (the missing lanes of
+/// the last vector are `0 * -0 = -0`, which leaves an accumulator lane as it was).
 #[inline(always)]
-pub(crate) unsafe fn dot<V: FloatVec>(a: &[V::T], b: &[V::T]) -> V::T {
+unsafe fn dot_with<V: FloatVec>(a: &[V::T], b: &[V::T], mac: impl Fn(V, V, V) -> V) -> V::T {
     assert!(a.len() == b.len(), "kernel length mismatch");
     let (pa, pb) = (a.as_ptr(), b.as_ptr());
-    // The missing lanes' `0 * -0 = -0` leaves an accumulator lane as it was.
     canonical::<V>(
         a.len(),
         V::T::NEG_ZERO,
         |acc, at, r| {
             let x = load_upto::<V>(pa.add(at), r, V::T::ZERO);
             let y = load_upto::<V>(pb.add(at), r, V::T::NEG_ZERO);
-            V::add(acc, V::mul(x, y))
+            mac(x, y, acc)
         },
         |x, y| V::add(x, y),
         |x, y| x + y,
     )
 }
 
+/// [`scalar::dot`] (each product rounded, then added) bit for bit.
+#[inline(always)]
+pub(crate) unsafe fn dot<V: FloatVec>(a: &[V::T], b: &[V::T]) -> V::T {
+    dot_with::<V>(a, b, |x, y, acc| V::add(acc, V::mul(x, y)))
+}
+
 /// [`scalar::dot_fused`] bit for bit.
 #[inline(always)]
 pub(crate) unsafe fn dot_fused<V: FmaVec>(a: &[V::T], b: &[V::T]) -> V::T {
-    assert!(a.len() == b.len(), "kernel length mismatch");
-    let (pa, pb) = (a.as_ptr(), b.as_ptr());
-    canonical::<V>(
-        a.len(),
-        V::T::NEG_ZERO,
-        |acc, at, r| {
-            let x = load_upto::<V>(pa.add(at), r, V::T::ZERO);
-            let y = load_upto::<V>(pb.add(at), r, V::T::NEG_ZERO);
-            V::mul_add(x, y, acc)
-        },
-        |x, y| V::add(x, y),
-        |x, y| x + y,
-    )
+    dot_with::<V>(a, b, |x, y, acc| V::mul_add(x, y, acc))
 }
 
 /// Vectors in flight in a reduction: compare/max latency 3-4 cycles on two pipes.
