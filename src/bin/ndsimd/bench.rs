@@ -210,6 +210,19 @@ pub fn run(opts: &Options) {
     }
 }
 
+/// The read ceiling over `slices`, each cut into `parts` near-equal pieces and
+/// piece `i` of every slice read by chunk `i` of one pool run: the anchor of a
+/// parallel op that reads those slices once.
+fn pool_read(slices: &[&[f64]], parts: usize) {
+    let c = ceilings();
+    ndsimd::kernels::pool::run(parts, &|i| {
+        for s in slices {
+            let (a, b) = (i * s.len() / parts, (i + 1) * s.len() / parts);
+            black_box((c.read_f64)(&s[a..b]));
+        }
+    })
+}
+
 /// The in-memory file-scan kernels (`ndsimd::scan::*_in`) on `threads` threads,
 /// against the read ceiling over a buffer of the same size split over the pool the
 /// same way (the machine's `threads`-core read bandwidth, measured in the same run).
@@ -221,17 +234,11 @@ fn scans(opts: &Options, threads: usize) {
         if threads > 1 { ", split over the pool" } else { "" }
     );
     let mut r = Runner::new(opts);
-    let c = ceilings();
     for bytes in [1usize << 20, 64 << 20] {
         let words = bytes / 8;
         let anchor = fresh(vec![0.0f64; words]).into_vec();
         let parts = threads.max(1);
-        let mut ceiling = || {
-            ndsimd::kernels::pool::run(parts, &|i| {
-                let (s, e) = (i * words / parts, (i + 1) * words / parts);
-                black_box((c.read_f64)(&anchor[s..e]));
-            })
-        };
+        let mut ceiling = || pool_read(&[&anchor], parts);
         if r.wants("count_byte_in") {
             // Text-like: a newline every 61 bytes.
             let text: Vec<u8> = (0..bytes)
@@ -413,7 +420,6 @@ fn matmuls(opts: &Options, threads: usize) {
             .map(|i| (0..n).map(|p| sa[i * n + p] * sx[p]).sum())
             .collect();
         same(y.as_slice().unwrap(), &want, "matvec f64");
-        let c = ceilings();
         let parts = threads.max(1);
         r.row(
             "matvec f64",
@@ -421,13 +427,7 @@ fn matmuls(opts: &Options, threads: usize) {
             2 * n * n,
             "ceiling",
             &mut || a.matmul_into(&x, 1.0, 0.0, black_box(&mut y)).unwrap(),
-            &mut || {
-                ndsimd::kernels::pool::run(parts, &|i| {
-                    let rows = n / parts;
-                    let end = if i + 1 == parts { n } else { (i + 1) * rows };
-                    black_box((c.read_f64)(&sa[i * rows * n..end * n]));
-                })
-            },
+            &mut || pool_read(&[sa], parts),
         );
     }
     // The 1-D dot product of 2^20 elements (`vdot`), against the read ceiling of
@@ -438,7 +438,6 @@ fn matmuls(opts: &Options, threads: usize) {
         let (sx, sy) = (x.as_slice().unwrap(), y.as_slice().unwrap());
         let exact: f64 = sx.iter().zip(sy).map(|(p, q)| p * q).sum();
         assert_eq!(x.vdot(&y).unwrap(), exact, "bench vdot");
-        let c = ceilings();
         let parts = threads.max(1);
         r.row(
             "vdot f64",
@@ -448,12 +447,7 @@ fn matmuls(opts: &Options, threads: usize) {
             &mut || {
                 black_box(x.vdot(&y).unwrap());
             },
-            &mut || {
-                ndsimd::kernels::pool::run(parts, &|i| {
-                    let (s, e) = (i * n / parts, (i + 1) * n / parts);
-                    black_box((c.read_f64)(&sx[s..e]) ^ (c.read_f64)(&sy[s..e]));
-                })
-            },
+            &mut || pool_read(&[sx, sy], parts),
         );
     }
     r.finish();
