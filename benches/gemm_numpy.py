@@ -35,13 +35,19 @@ CASES = [
     ("matmul f64 k=256", 1024, "float64", 1024, 256, 1024, False),
     ("matvec f64", 1024, "float64", 1024, 1024, 1, False),
     ("vdot f64", 1 << 20, "float64", 1, 1 << 20, 1, False),
+    # A batch of 1000 products of 16x16 matrices (m is the batch, k = n = 16).
+    ("matmul f64 1000x16²", 1000, "float64", 1000, 16, 16, "batch"),
 ]
 
 
 def numpy_time(np, dtype, m, k, n, transpose_b):
     rng = np.random.default_rng(1)
     a = rng.integers(-3, 4, (m, k)).astype(dtype)
-    if m == 1 and n == 1:  # the 1-D dot product
+    if transpose_b == "batch":  # m products of k x k by k x n
+        a = rng.integers(-3, 4, (m, k, k)).astype(dtype)
+        b = rng.integers(-3, 4, (m, k, n)).astype(dtype)
+        c = np.empty((m, k, n), dtype)
+    elif m == 1 and n == 1:  # the 1-D dot product
         a = rng.integers(-3, 4, k).astype(dtype)
         b = rng.integers(-3, 4, k).astype(dtype)
         c = None
@@ -125,7 +131,7 @@ def main():
           % (np.__version__, args.threads, args.rounds))
     print("%-20s %6s %16s %16s %8s" % ("case", "n", "ndsimd", "NumPy", "NumPy/us"))
     for name, ncol, dt, m, k, n, tb in CASES:
-        flops = 2.0 * m * k * n
+        flops = 2.0 * m * k * k * n if tb == "batch" else 2.0 * m * k * n
         o, q = our_t[(name, ncol)], np_t[(name, ncol)]
         mo, mq = statistics.median(o), statistics.median(q)
         spread = lambda v, med: (max(v) - min(v)) / 2 / med * 100

@@ -149,9 +149,9 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     beta: Option<V::T>,
 ) {
     let mut acc = [[V::zero(); MV]; NR];
-    // Ask for the tile of C now, so its lines arrive while the k-loop runs (measured
-    // on the AVX2 f64 kernel, n = 256-1024, one thread: +5% on average over 9
-    // interleaved pairs). A prefetch is a hint: it never faults, whatever the address
+    // Ask for the tile of C now, so its lines arrive while the k-loop runs (a
+    // throwaway harness, AVX2 f64, n = 256-1024, one thread: +5% on average over 9
+    // interleaved pairs; the bench tables before and after are in docs/perf.md). A prefetch is a hint: it never faults, whatever the address
     // (`wrapping_offset` keeps the arithmetic defined), and SSE is x86_64's baseline.
     #[cfg(target_arch = "x86_64")]
     for j in 0..NR {

@@ -16,7 +16,7 @@
 //! median), and anchor time / our time. Every result is checked before timing.
 
 use ndsimd::kernels::ceiling::ceilings;
-use ndsimd::Array;
+use ndsimd::{s, Array};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -407,6 +407,42 @@ fn matmuls(opts: &Options, threads: usize) {
         threads,
         tier,
     );
+    // A batch of 1000 products of 16x16 matrices, against the same peak loop.
+    if r.wants("matmul f64 1000x16²") {
+        let (b, d) = (1000, 16);
+        let a = Array::from_shape_vec(&[b, d, d], ints::<f64>(b * d * d, 3)).unwrap();
+        let x = Array::from_shape_vec(&[b, d, d], ints::<f64>(b * d * d, 5)).unwrap();
+        let mut c = Array::<f64>::zeros(&[b, d, d]);
+        a.matmul_into(&x, 1.0, 0.0, &mut c).unwrap();
+        for q in [0, b / 2, b - 1] {
+            let (aq, xq) = (
+                a.slice(s![q, .., ..]).unwrap(),
+                x.slice(s![q, .., ..]).unwrap(),
+            );
+            let want = aq.to_owned().matmul(&xq.to_owned()).unwrap();
+            same(
+                &c.slice(s![q, .., ..]).unwrap().to_vec(),
+                &want.to_vec(),
+                "batch",
+            );
+        }
+        let flops = 2 * b * d * d * d;
+        let (per_round, _) = fma_peak::<f64>(tier, 1, 1.0).unwrap();
+        let rounds = (flops as u64 / per_round).max(1) as usize;
+        let parts = threads.max(1);
+        r.row(
+            "matmul f64 1000x16²",
+            b,
+            flops,
+            "peak",
+            &mut || a.matmul_into(&x, 1.0, 0.0, black_box(&mut c)).unwrap(),
+            &mut || {
+                ndsimd::kernels::pool::run(parts, &|_| {
+                    black_box(fma_peak::<f64>(tier, rounds / parts, black_box(1.0)));
+                })
+            },
+        );
+    }
     // Matrix times vector: one pass over the matrix, so the anchor is the read
     // ceiling over it (split over the pool the same way).
     let n = 1024;
