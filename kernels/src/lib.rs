@@ -79,6 +79,9 @@ pub struct BinaryOp<T> {
     pub sv: fn(s: T, b: &[T], out: &mut [T]),
     /// `acc[i] = acc[i] op b[i]`
     pub assign_vv: fn(acc: &mut [T], b: &[T]),
+    /// `acc[i] = (((acc[i] op b[0][i]) op b[1][i]) op b[2][i]) op b[3][i]`: four
+    /// `assign_vv` calls in one pass, the same bits (folding the rows of an axis)
+    pub assign_vv4: fn(acc: &mut [T], b: [&[T]; 4]),
     /// `acc[i] = acc[i] op s`
     pub assign_vs: fn(acc: &mut [T], s: T),
 }

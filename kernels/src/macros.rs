@@ -43,6 +43,7 @@ macro_rules! autovec_binary {
             autovec_kernel!($feature, scalar::$op::vs => vs(a: &[T], s: T, out: &mut [T]));
             autovec_kernel!($feature, scalar::$op::sv => sv(s: T, b: &[T], out: &mut [T]));
             autovec_kernel!($feature, scalar::$op::assign_vv => assign_vv(acc: &mut [T], b: &[T]));
+            autovec_kernel!($feature, scalar::$op::assign_vv4 => assign_vv4(acc: &mut [T], b: [&[T]; 4]));
             autovec_kernel!($feature, scalar::$op::assign_vs => assign_vs(acc: &mut [T], s: T));
         }
     )+};
@@ -196,6 +197,7 @@ macro_rules! tier_tables {
             vs: $op::vs,
             sv: $op::sv,
             assign_vv: $op::assign_vv,
+            assign_vv4: $op::assign_vv4,
             assign_vs: $op::assign_vs,
         }
     };

@@ -19,7 +19,8 @@
 mod common;
 
 use common::{
-    cmps, elementwise_ref, fill, kernels, nan_choice_free, Kernel, TestFloat, XorShift, MAX_LEN,
+    binary_ops, cmps, elementwise_ref, fill, kernels, nan_choice_free, Kernel, TestFloat, XorShift,
+    MAX_LEN,
 };
 use ndsimd_kernels::{available_tiers, Tier};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -484,7 +485,9 @@ fn check_mismatch<T: TestFloat>() {
                 Kernel::Vv(_) => &[(&short, &long, 4), (&long, &short, 4), (&long, &long, 3)],
                 Kernel::Vs(_) | Kernel::Map(_) => &[(&short, &long, 4), (&long, &long, 3)],
                 Kernel::Sv(_) => &[(&long, &short, 4), (&long, &long, 3)],
-                Kernel::AssignVv(_) => &[(&long, &short, 4), (&short, &long, 3)],
+                Kernel::AssignVv(_) | Kernel::AssignVv4(_) => {
+                    &[(&long, &short, 4), (&short, &long, 3)]
+                }
                 // One slice only: no length can disagree.
                 Kernel::AssignVs(_) | Kernel::Assign(_) => &[],
             };
@@ -495,11 +498,97 @@ fn check_mismatch<T: TestFloat>() {
                     // `run` copies `a` into the accumulator, which would panic in
                     // `copy_from_slice` rather than in the kernel: call it directly.
                     Kernel::AssignVv(f) => f(&mut out, b),
+                    Kernel::AssignVv4(f) => f(&mut out, [b, b, b, b]),
                     k => k.run(a, b, x, &mut out),
                 });
             }
         }
     }
+}
+
+/// `assign_vv4` with four different rows (the table test above gives it one row
+/// four times): on every tier, at every length and alignment, the same bits as four
+/// `assign_vv` calls of that tier (themselves checked against the oracle above), except
+/// that where an arithmetic step meets two NaNs any NaN will do (see the module doc);
+/// nothing written outside `acc`; and a panic when any one row is shorter or longer.
+fn check_assign_vv4<T: TestFloat>() {
+    let mut rng = XorShift(0x51ab_4c0f_fee1_900d);
+    let mut pick = 0usize;
+    let mut failures = Vec::new();
+    for tier in available_tiers() {
+        let t = T::table_for(tier).expect("available tier has a table");
+        for (name, op) in binary_ops(t) {
+            let free = nan_choice_free(&format!("{name}."));
+            for len in 0..=MAX_LEN {
+                for [oa, o0, o1, o2] in offset_sets() {
+                    let offs = [oa, o0, o1, o2, (o0 + 1) % OFFSETS];
+                    let mut bufs: Vec<Vec<T>> = offs
+                        .iter()
+                        .map(|&o| {
+                            let mut v = vec![T::canary(); len + PAD];
+                            fill(&mut v, o..o + len, &mut rng, &mut pick);
+                            v
+                        })
+                        .collect();
+                    let acc0 = bufs.remove(0);
+                    let rows: Vec<&[T]> = bufs
+                        .iter()
+                        .zip(&offs[1..])
+                        .map(|(v, &o)| &v[o..o + len])
+                        .collect();
+                    let mut want = acc0.clone();
+                    for r in &rows {
+                        (op.assign_vv)(&mut want[oa..oa + len], r);
+                    }
+                    let mut got = acc0.clone();
+                    (op.assign_vv4)(&mut got[oa..oa + len], [rows[0], rows[1], rows[2], rows[3]]);
+                    let bad = (0..got.len()).find(|&i| {
+                        let inside = (oa..oa + len).contains(&i);
+                        got[i].bits() != want[i].bits()
+                            && !(free && inside && got[i].nan() && want[i].nan())
+                    });
+                    if let Some(i) = bad {
+                        failures.push(format!(
+                            "{tier} {} {name}.assign_vv4 len {len} offsets {offs:?}: element {} got {:#x}, four assign_vv gave {:#x}",
+                            T::NAME,
+                            i as isize - oa as isize,
+                            got[i].bits(),
+                            want[i].bits()
+                        ));
+                    }
+                }
+            }
+            let x = T::edges()[12]; // 1.0
+            let (short, long) = (vec![x; 3], vec![x; 4]);
+            for odd in 0..4 {
+                for (acc_len, other) in [(4, &short), (3, &long)] {
+                    let mut rows: [&[T]; 4] = [&long; 4];
+                    if acc_len == 3 {
+                        rows = [&short; 4];
+                    }
+                    rows[odd] = other;
+                    let mut acc = vec![x; acc_len];
+                    let what = format!(
+                        "{tier} {} {name}.assign_vv4 acc {acc_len} row {odd} of {}",
+                        T::NAME,
+                        other.len()
+                    );
+                    expect_mismatch_panic(&what, || (op.assign_vv4)(&mut acc, rows));
+                }
+            }
+        }
+    }
+    report(failures);
+}
+
+#[test]
+fn assign_vv4_f32() {
+    check_assign_vv4::<f32>();
+}
+
+#[test]
+fn assign_vv4_f64() {
+    check_assign_vv4::<f64>();
 }
 
 /// The other kernels that take several slices: `fma`, the comparisons, `dot`.

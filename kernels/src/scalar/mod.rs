@@ -71,6 +71,19 @@ macro_rules! binary_oracle {
                     *o = one(*o, y);
                 }
             }
+            /// `acc[i] = (((acc[i] op b[0][i]) op b[1][i]) op b[2][i]) op b[3][i]`: four
+            /// [`assign_vv`] calls in one pass over `acc`, the same operations in the same
+            /// order (so the same bits), with one load and one store of `acc` for four
+            /// inputs instead of four of each.
+            #[inline(always)]
+            pub fn assign_vv4<T: Arith>(acc: &mut [T], b: [&[T]; 4]) {
+                let n = acc.len();
+                assert!(b.iter().all(|r| r.len() == n), "kernel length mismatch");
+                let (b0, b1, b2, b3) = (&b[0][..n], &b[1][..n], &b[2][..n], &b[3][..n]);
+                for i in 0..n {
+                    acc[i] = one(one(one(one(acc[i], b0[i]), b1[i]), b2[i]), b3[i]);
+                }
+            }
             /// `acc[i] = acc[i] op s`
             #[inline(always)]
             pub fn assign_vs<T: Arith>(acc: &mut [T], s: T) {

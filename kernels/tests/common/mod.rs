@@ -7,7 +7,7 @@
 pub mod fenced;
 
 use ndsimd_kernels::scalar::{self, Arith};
-use ndsimd_kernels::{ByteTable, KernelElement, Table, Tier};
+use ndsimd_kernels::{BinaryOp, ByteTable, KernelElement, Table, Tier};
 use std::fmt::Debug;
 
 /// The widest vector in f32 lanes (AVX-512): lengths up to `3 * W + 3` cover every
@@ -170,6 +170,9 @@ pub enum Kernel<T: 'static> {
     Vs(fn(&[T], T, &mut [T])),
     Sv(fn(T, &[T], &mut [T])),
     AssignVv(fn(&mut [T], &[T])),
+    /// `assign_vv4`, run with `b` as each of its four rows (the dedicated test in
+    /// `bit_identity.rs` gives it four different rows).
+    AssignVv4(fn(&mut [T], [&[T]; 4])),
     AssignVs(fn(&mut [T], T)),
     Map(fn(&[T], &mut [T])),
     Assign(fn(&mut [T])),
@@ -180,7 +183,9 @@ impl<T: Copy> Kernel<T> {
     /// convention; `None` for unary kernels.
     pub fn operands(self, a: &[T], b: &[T], s: T, i: usize) -> Option<(T, T)> {
         match self {
-            Kernel::Vv(_) | Kernel::AssignVv(_) => Some((a[i], b[i])),
+            // `assign_vv4` with four equal rows: `op(op(op(op(a, b), b), b), b)`, which
+            // for `maximum`/`minimum` is `op(a, b)`, and a NaN result is one of them.
+            Kernel::Vv(_) | Kernel::AssignVv(_) | Kernel::AssignVv4(_) => Some((a[i], b[i])),
             Kernel::Vs(_) | Kernel::AssignVs(_) => Some((a[i], s)),
             Kernel::Sv(_) => Some((s, b[i])),
             Kernel::Map(_) | Kernel::Assign(_) => None,
@@ -198,6 +203,10 @@ impl<T: Copy> Kernel<T> {
                 out.copy_from_slice(a);
                 f(out, b)
             }
+            Kernel::AssignVv4(f) => {
+                out.copy_from_slice(a);
+                f(out, [b, b, b, b])
+            }
             Kernel::AssignVs(f) => {
                 out.copy_from_slice(a);
                 f(out, s)
@@ -211,22 +220,31 @@ impl<T: Copy> Kernel<T> {
     }
 }
 
-/// Every kernel of a table with its name, in a fixed order (so index `k` of two
-/// tables is the same operation).
-pub fn kernels<T>(t: &Table<T>) -> Vec<(String, Kernel<T>)> {
-    let mut v = Vec::new();
-    for (name, op) in [
+/// The binary operations of a table with their names, in a fixed order.
+pub fn binary_ops<T>(t: &Table<T>) -> [(&'static str, &BinaryOp<T>); 6] {
+    [
         ("add", &t.add),
         ("sub", &t.sub),
         ("mul", &t.mul),
         ("div", &t.div),
         ("maximum", &t.maximum),
         ("minimum", &t.minimum),
-    ] {
+    ]
+}
+
+/// Every kernel of a table with its name, in a fixed order (so index `k` of two
+/// tables is the same operation).
+pub fn kernels<T>(t: &Table<T>) -> Vec<(String, Kernel<T>)> {
+    let mut v = Vec::new();
+    for (name, op) in binary_ops(t) {
         v.push((format!("{name}.vv"), Kernel::Vv(op.vv)));
         v.push((format!("{name}.vs"), Kernel::Vs(op.vs)));
         v.push((format!("{name}.sv"), Kernel::Sv(op.sv)));
         v.push((format!("{name}.assign_vv"), Kernel::AssignVv(op.assign_vv)));
+        v.push((
+            format!("{name}.assign_vv4"),
+            Kernel::AssignVv4(op.assign_vv4),
+        ));
         v.push((format!("{name}.assign_vs"), Kernel::AssignVs(op.assign_vs)));
     }
     for (name, op) in [("neg", &t.neg), ("abs", &t.abs), ("sqrt", &t.sqrt)] {

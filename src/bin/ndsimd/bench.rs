@@ -560,8 +560,117 @@ fn parallel(opts: &Options, threads: usize) {
                 },
             );
         }
+        // The speed-up itself: the same call on one thread, interleaved.
+        if r.wants("par sum vs 1T") {
+            r.row(
+                "par sum vs 1T",
+                n,
+                8 * n,
+                "1 thread",
+                &mut || {
+                    black_box(a.sum());
+                },
+                &mut || {
+                    black_box(ndsimd::with_threads(1, || a.sum()));
+                },
+            );
+        }
+        if r.wants("par add_into vs 1T") {
+            let mut out1 = Array::<f64>::zeros(&[n]);
+            r.row(
+                "par add_into vs 1T",
+                n,
+                24 * n,
+                "1 thread",
+                &mut || a.add_into(&b, black_box(&mut out)).unwrap(),
+                &mut || ndsimd::with_threads(1, || a.add_into(&b, black_box(&mut out1)).unwrap()),
+            );
+        }
     }
+    axes(&mut r, threads);
     r.finish();
+}
+
+/// Axis reductions and a row broadcast of 1024 x 1024 f64 on the pool, against
+/// the read ceiling split over the pool the same way (the rows NumPy is compared
+/// with in benches/pool_numpy.py).
+fn axes(r: &mut Runner, threads: usize) {
+    let c = ceilings();
+    let anchor = format!("ceiling×{threads}");
+    let (rows, cols) = (1024usize, 1024usize);
+    let n = rows * cols;
+    let m = fresh(data(n, 5))
+        .into_shape(&[rows as isize, cols as isize])
+        .unwrap();
+    let sm = m.as_slice().unwrap();
+    let exact = |axis: usize, j: usize| -> f64 {
+        match axis {
+            0 => (0..rows).map(|i| sm[i * cols + j]).sum(),
+            _ => sm[j * cols..(j + 1) * cols].iter().sum(),
+        }
+    };
+    for (name, axis) in [("par sum_axis0", 0isize), ("par sum_axis1", 1)] {
+        if !r.wants(name) {
+            continue;
+        }
+        let got = m.sum_axis(axis, false).unwrap();
+        for (j, &g) in got.as_slice().unwrap().iter().enumerate() {
+            let e = exact(axis as usize, j);
+            assert!((g - e).abs() <= 1024.0 * f64::EPSILON * e.abs(), "{name}");
+        }
+        r.row(
+            name,
+            n,
+            8 * n,
+            &anchor,
+            &mut || {
+                black_box(m.sum_axis(axis, false).unwrap());
+            },
+            &mut || pool_read(&[sm], threads),
+        );
+    }
+    if r.wants("par max_axis1") {
+        let got = m.max_axis(1, false).unwrap();
+        for (i, &g) in got.as_slice().unwrap().iter().enumerate() {
+            let row = &sm[i * cols..(i + 1) * cols];
+            assert_eq!(g, row.iter().cloned().fold(f64::MIN, f64::max), "max_axis1");
+        }
+        r.row(
+            "par max_axis1",
+            n,
+            8 * n,
+            &anchor,
+            &mut || {
+                black_box(m.max_axis(1, false).unwrap());
+            },
+            &mut || pool_read(&[sm], threads),
+        );
+    }
+    if r.wants("par row broadcast into") {
+        let row = fresh(data(cols, 6));
+        let sr = row.as_slice().unwrap();
+        let mut out = Array::<f64>::zeros(&[rows, cols]);
+        m.add_into(&row, &mut out).unwrap();
+        let want: Vec<f64> = (0..n).map(|i| sm[i] + sr[i % cols]).collect();
+        same(out.as_slice().unwrap(), &want, "par row broadcast into");
+        let mut scratch = fresh(vec![0.0f64; n]).into_vec();
+        let pieces = ndsimd::kernels::par::pieces(n, 1 << 14);
+        r.row(
+            "par row broadcast into",
+            n,
+            16 * n,
+            &anchor,
+            &mut || m.add_into(&row, black_box(&mut out)).unwrap(),
+            &mut || {
+                ndsimd::kernels::par::for_each_piece_mut(
+                    black_box(&mut scratch),
+                    pieces,
+                    8,
+                    &|start, piece| (c.read1_write1_f64)(&sm[start..start + piece.len()], piece),
+                )
+            },
+        );
+    }
 }
 
 fn single(opts: &Options) {
