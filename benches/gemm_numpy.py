@@ -16,11 +16,10 @@ bench checks its results exactly before timing.
 
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
-import time
+
+from interleave import median_time, our_times, spread
 
 CASES = [
     # (name in our table, n column, dtype, m, k, n, transpose_b)
@@ -66,43 +65,7 @@ def numpy_time(np, dtype, m, k, n, transpose_b):
     else:
         def call():
             np.matmul(a, b, out=c)
-    call()
-    reps = 1
-    while True:
-        t = time.perf_counter()
-        for _ in range(reps):
-            call()
-        e = time.perf_counter() - t
-        if e > 0.02:
-            break
-        reps *= 4
-    # The median of 5 samples, as our bench reports (`--quick`: median of 5).
-    samples = [e / reps]
-    for _ in range(4):
-        t = time.perf_counter()
-        for _ in range(reps):
-            call()
-        samples.append((time.perf_counter() - t) / reps)
-    return statistics.median(samples)
-
-
-def ours(binary, threads):
-    env = dict(os.environ, NDSIMD_NUM_THREADS=str(threads))
-    out = subprocess.run([binary, "bench", "--quick", "--filter", "mat|vdot"], env=env,
-                         check=True, capture_output=True, text=True).stdout
-    times, table = {}, None
-    for line in out.splitlines():
-        head = re.match(r"matrix products, (\d+) thread", line)
-        if head:
-            table = int(head.group(1))
-            continue
-        if table != threads:
-            continue
-        for name, ncol, *_ in CASES:
-            m = re.match(r"%s\s+%d\s+([\d.]+)\s" % (re.escape(name), ncol), line)
-            if m and not line[len(name):].lstrip()[0].isalpha():
-                times[(name, ncol)] = float(m.group(1)) * 1e-9
-    return times
+    return median_time(call)
 
 
 def main():
@@ -120,10 +83,9 @@ def main():
     for r in range(args.rounds):
         for name, ncol, dt, m, k, n, tb in CASES:
             np_t[(name, ncol)].append(numpy_time(np, dt, m, k, n, tb))
-        got = ours(args.bin, args.threads)
+        got = our_times(args.bin, args.threads, "mat|vdot", r"matrix products, (\d+) thread",
+                        list(our_t))
         for key in our_t:
-            if key not in got:
-                sys.exit("no row %r in our bench output" % (key,))
             our_t[key].append(got[key])
         print("round %d/%d done" % (r + 1, args.rounds), file=sys.stderr)
 
@@ -134,7 +96,6 @@ def main():
         flops = 2.0 * m * k * k * n if tb == "batch" else 2.0 * m * k * n
         o, q = our_t[(name, ncol)], np_t[(name, ncol)]
         mo, mq = statistics.median(o), statistics.median(q)
-        spread = lambda v, med: (max(v) - min(v)) / 2 / med * 100
         print("%-20s %6d %8.1f (%4.1f%%) %8.1f (%4.1f%%) %8.2f" % (
             name, ncol, flops / mo / 1e9, spread(o, mo), flops / mq / 1e9, spread(q, mq), mq / mo))
 

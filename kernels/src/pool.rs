@@ -14,9 +14,11 @@
 //! participant, each a `next..end` pair of counters, so that a participant gets the
 //! same chunks (and keeps their data in its own cache) from one job to the next. Each
 //! helper owns a cache-padded slot holding a state (`IDLE`, `POSTED`, `TAKEN`), a job
-//! pointer and its run; the caller sets every run, stores the pointer, marks the slots
-//! `POSTED` and unparks the helpers (one atomic swap when a helper is awake), then
-//! works too. A participant claims chunks from its own run with `fetch_add` until it
+//! pointer, a copy of the closure and helper count, and its run; the caller sets every
+//! run, stores the pointer and the copy, marks the slots `POSTED` and unparks the
+//! helpers (one atomic swap when a helper is awake), then works too. A helper thus
+//! starts its own run from its slot's line alone, and prefetches the first run it may
+//! steal from while it works. A participant claims chunks from its own run with `fetch_add` until it
 //! is exhausted, then steals from the other runs the same way, one chunk at a time;
 //! so a fast participant takes more, and a helper that wakes late finds its run done.
 //!
