@@ -348,3 +348,24 @@ fn scan_and_lines_with_direct_reads() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), format!("1 {}\n", p(&f)));
 }
+
+/// A reader that goes away (`ndsimd ... | head`) ends the tool quietly with status
+/// 0, as ripgrep, instead of a panic: here standard output is a pipe whose read end
+/// is closed before the tool starts, so its first write fails with EPIPE.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    let dir = TempDir::new("cli", "pipe");
+    let file = dir.file("text", b"a\nb\n");
+    for args in [vec!["help"], vec!["info"], vec!["lines", p(&file)]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_ndsimd"))
+            .args(&args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("the ndsimd binary runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).is_empty(), "{args:?}: {}", stderr(&out));
+    }
+}

@@ -119,7 +119,7 @@ impl Runner {
     /// A table whose rate column is `unit` per second, in 10⁹ (the `bytes` argument
     /// of `row` is then that unit's amount: flops for "GFLOP/s").
     fn with_unit(opts: &Options, unit: &'static str) -> Runner {
-        println!(
+        outln!(
             "{:<20} {:>8} {:>12} {:>7} {:>8}  {:<10} {:>12} {:>6}",
             "op", "n", "ns/op", "spread", unit, "anchor", "anchor ns", "ratio"
         );
@@ -137,7 +137,7 @@ impl Runner {
             .iter()
             .min_by(|x, y| x.1.partial_cmp(&y.1).unwrap())
         {
-            println!(
+            outln!(
                 "{} rows; lowest ratio (anchor time / ours): {worst:.2} ({name})",
                 self.rows.len()
             );
@@ -172,7 +172,7 @@ impl Runner {
         let hi = a.iter().cloned().fold(0.0, f64::max);
         let m = median(&mut a);
         let am = median(&mut b);
-        println!(
+        outln!(
             "{:<20} {:>8} {:>12.1} {:>6.1}% {:>8.2}  {:<10} {:>12.1} {:>6.2}",
             op,
             n,
@@ -228,8 +228,8 @@ fn pool_read(slices: &[&[f64]], parts: usize) {
 /// same way (the machine's `threads`-core read bandwidth, measured in the same run).
 fn scans(opts: &Options, threads: usize) {
     use ndsimd::scan::{count_byte_in, find_nonzero_in};
-    println!();
-    println!(
+    outln!();
+    outln!(
         "in-memory scans, {threads} thread(s). anchor: 'ceiling' = the read loop over as many bytes{}",
         if threads > 1 { ", split over the pool" } else { "" }
     );
@@ -329,8 +329,8 @@ fn check_matmul<T: ndsimd::Element>(a: &Array<T>, b: &Array<T>, c: &Array<T>, wh
 fn matmuls(opts: &Options, threads: usize) {
     use ndsimd::kernels::gemm::fma_peak;
     let tier = ndsimd::kernels::active_tier();
-    println!();
-    println!(
+    outln!();
+    outln!(
         "matrix products, {threads} thread(s). anchor: 'peak' = the micro-kernel's multiply-adds alone (registers only), same flops{}",
         if threads > 1 { ", split over the pool" } else { "" }
     );
@@ -493,8 +493,8 @@ fn matmuls(opts: &Options, threads: usize) {
 /// split over the same pool (the machine's `threads`-core bandwidth).
 fn parallel(opts: &Options, threads: usize) {
     let c = ceilings();
-    println!();
-    println!(
+    outln!();
+    outln!(
         "{threads} threads (the pool). anchor: 'ceiling×{threads}' = the ceiling loop split over the pool the same way"
     );
     let mut r = Runner::new(opts);
@@ -676,7 +676,7 @@ fn axes(r: &mut Runner, threads: usize) {
 fn single(opts: &Options) {
     let info = ndsimd::info();
     let c = ceilings();
-    println!(
+    outln!(
         "ndsimd {} bench: tier {} (detected {}), 1 thread. anchor: 'ceiling' = the {} tier's loop moving the same bytes; 'collect' = iter().map().collect()",
         info.version, info.active_tier, info.detected_tier, c.tier
     );

@@ -1,6 +1,23 @@
 //! The `ndsimd` command-line tool: `info`, `bench`, and the file scan's `scan`,
 //! `lines` and `haystack`.
 
+/// `println!` that survives a reader going away: see [`emit`].
+macro_rules! outln {
+    () => {
+        crate::emit(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        crate::emit(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` that survives a reader going away: see [`emit`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        crate::emit(format_args!($($arg)*))
+    };
+}
+
 mod bench;
 mod scan;
 
@@ -42,11 +59,26 @@ ENVIRONMENT:
     NDSIMD_NUM_THREADS=N                       threads for parallel operations
 ";
 
+/// Writes to standard output. When the reader has gone away (`ndsimd lines FILE |
+/// head`, a closed pipe) the process ends quietly with status 0, as ripgrep does;
+/// any other write error ends it with status 2 and a message. (`println!` would
+/// panic on both.)
+fn emit(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("ndsimd: cannot write to standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("info") => {
-            println!("{}", ndsimd::info());
+            outln!("{}", ndsimd::info());
             ExitCode::SUCCESS
         }
         Some("bench") => match bench::Options::parse(&args[1..]) {
@@ -63,7 +95,7 @@ fn main() -> ExitCode {
         Some("lines") => scan::lines(&args[1..]),
         Some("haystack") => scan::haystack(&args[1..]),
         Some("help") | Some("--help") | Some("-h") => {
-            print!("{USAGE}");
+            out!("{USAGE}");
             ExitCode::SUCCESS
         }
         Some(other) => {

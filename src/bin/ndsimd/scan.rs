@@ -255,7 +255,7 @@ fn scan_args(
     allowed.extend_from_slice(extra);
     let a = parse(args, &allowed).map_err(|m| usage_error(cmd, &m))?;
     if a.help {
-        print!("{help}");
+        out!("{help}");
         return Err(ExitCode::SUCCESS);
     }
     match a.file.clone() {
@@ -401,7 +401,7 @@ pub fn scan(args: &[String]) -> ExitCode {
     };
     if a.json {
         let offset = found.map_or("null".to_string(), |o| o.to_string());
-        println!(
+        outln!(
             "{{\"file\":{},\"found\":{},\"offset\":{offset},{}}}",
             json_string(&file.to_string_lossy()),
             found.is_some(),
@@ -409,8 +409,8 @@ pub fn scan(args: &[String]) -> ExitCode {
         );
     } else {
         match found {
-            Some(o) => println!("found at offset {o}"),
-            None => println!("not found"),
+            Some(o) => outln!("found at offset {o}"),
+            None => outln!("not found"),
         }
         timing.report(&a.opts);
     }
@@ -464,13 +464,13 @@ pub fn lines(args: &[String]) -> ExitCode {
         );
     }
     if a.json {
-        println!(
+        outln!(
             "{{\"file\":{},\"lines\":{count}{index_json},{}}}",
             json_string(&file.to_string_lossy()),
             timing.json_fields(&a.opts)
         );
     } else {
-        println!("{count} {}", file.display());
+        outln!("{count} {}", file.display());
         timing.report(&a.opts);
     }
     ExitCode::SUCCESS
@@ -498,7 +498,7 @@ pub fn haystack(args: &[String]) -> ExitCode {
         Err(m) => return usage_error("haystack", &m),
     };
     if a.help {
-        print!("{HAYSTACK_HELP}");
+        out!("{HAYSTACK_HELP}");
         return ExitCode::SUCCESS;
     }
     let Some(file) = a.file else {
@@ -517,7 +517,7 @@ pub fn haystack(args: &[String]) -> ExitCode {
     match write_haystack(&file, size, a.force) {
         Ok(()) => {
             let s = t.elapsed().as_secs_f64();
-            println!(
+            outln!(
                 "wrote {size} bytes to {} (needle at offset {}) in {s:.3} s: {:.2} GB/s",
                 file.display(),
                 size - 8,
