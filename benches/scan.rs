@@ -9,8 +9,10 @@
 //! scan (`read_ceiling`, the anchor), `find_nonzero` with each strategy,
 //! `count_byte(b'\n')` with each strategy, `LineIndex::build(every = 1000)`, and the
 //! external tools `dd if=FILE of=/dev/null bs=1M` and `wc -l FILE` when present.
-//! Prints GB/s medians over rounds and each row's ratio to the pread ceiling and to
-//! `dd` / `wc -l` of the same round. Results are checked before the clock.
+//! With `NDSIMD_SCAN_COLD=1` (root: it writes /proc/sys/vm/drop_caches), each round
+//! also reads the haystack cold, the page cache emptied before each reader: `dd
+//! bs=4M` and `find_nonzero` with each strategy.
+//! Prints GB/s medians (min-max) over rounds. Results are checked before the clock.
 //!
 //! Not a criterion bench: one call reads gigabytes, and the interesting ratios are
 //! against other processes measured in the same round.
@@ -85,6 +87,13 @@ fn warm(path: &Path) {
     let _ = read_ceiling(path, &ScanOptions::default()).unwrap();
 }
 
+/// Empties the page cache (`sync`, then `1 > /proc/sys/vm/drop_caches`: root only);
+/// false when that is refused.
+fn evict() -> bool {
+    let synced = Command::new("sync").status().is_ok_and(|s| s.success());
+    synced && std::fs::write("/proc/sys/vm/drop_caches", "1").is_ok()
+}
+
 fn secs(f: impl FnOnce()) -> f64 {
     let t = Instant::now();
     f();
@@ -133,6 +142,10 @@ fn main() {
         }
     };
     let (hs, ts) = (hay.to_str().unwrap(), txt.to_str().unwrap());
+    let cold = std::env::var_os("NDSIMD_SCAN_COLD").is_some() && evict();
+    if std::env::var_os("NDSIMD_SCAN_COLD").is_some() && !cold {
+        eprintln!("NDSIMD_SCAN_COLD: cannot drop the page cache (needs root): cold rows skipped");
+    }
     for _ in 0..rounds {
         for t in [1, threads] {
             warm(&hay);
@@ -179,9 +192,28 @@ fn main() {
         );
         warm(&txt);
         push("text wc -l".into(), tool("wc", &["-l", ts]));
+        if cold {
+            // Each reader of the evicted haystack after its own eviction.
+            push(
+                "cold hay dd bs=4M".into(),
+                evict()
+                    .then(|| tool("dd", &[&format!("if={hs}"), "of=/dev/null", "bs=4M"]))
+                    .flatten(),
+            );
+            for s in [Strategy::Pread, Strategy::Mmap, Strategy::Direct] {
+                push(
+                    format!("cold hay find_nonzero {s:?} {threads}T"),
+                    evict().then(|| {
+                        secs(|| {
+                            find_nonzero(&hay, &opts(s, threads)).unwrap();
+                        })
+                    }),
+                );
+            }
+        }
     }
     println!(
-        "file scan, {} GiB files, warm page cache, {rounds} rounds; GB/s medians (min-max)",
+        "file scan, {} GiB files, warm page cache unless 'cold', {rounds} rounds; GB/s medians (min-max)",
         gib()
     );
     let gbs = |t: f64| size as f64 / t / 1e9;

@@ -5,7 +5,9 @@
 //! helpers stay in their spin window): `*_empty` lets the caller run every chunk when
 //! it is faster than the helpers (with the pool it usually is, and cancels them);
 //! `*_rendezvous` makes each chunk wait until all have started, so every participant
-//! must take part (the full post, wake, finish, retire round trip). Both need
+//! must take part (the full post, wake, finish, retire round trip);
+//! `cache_line_round_trip` is one cache line bounced to another spinning thread and
+//! back, the floor under any job a helper takes part in. All need
 //! `num_threads()` free cores, or a rendezvous waits on the scheduler. `sum/*`: `num_threads()` chunks, each summing
 //! its part with the active tier's kernel, partials added on the caller. Quick run:
 //! `cargo bench -p ndsimd-kernels --bench pool -- --warm-up-time 0.5 --measurement-time 2`.
@@ -57,6 +59,37 @@ fn dispatch(c: &mut Criterion) {
                 }
             })
         })
+    });
+    // The floor under every parallel job: one cache-line round trip between this
+    // thread and another spinning one (we store an odd value, it answers with the
+    // next even one). A job that involves a helper costs at least this.
+    let line = CachePadded::new(AtomicU64::new(0));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut last = 0;
+            loop {
+                let v = line.load(Ordering::Acquire);
+                if v == u64::MAX {
+                    return;
+                }
+                if v != last && v % 2 == 1 {
+                    last = v + 1;
+                    line.store(last, Ordering::Release);
+                }
+                std::hint::spin_loop();
+            }
+        });
+        let mut v = 0u64;
+        g.bench_function("cache_line_round_trip", |b| {
+            b.iter(|| {
+                v += 2;
+                line.store(v - 1, Ordering::Release);
+                while line.load(Ordering::Acquire) != v {
+                    std::hint::spin_loop();
+                }
+            })
+        });
+        line.store(u64::MAX, Ordering::Release);
     });
     g.finish();
 }
