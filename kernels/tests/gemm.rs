@@ -11,7 +11,7 @@ mod common;
 
 use common::{TestFloat, XorShift};
 use ndsimd_kernels::gemm::{
-    blocking, gemm, gemm_tuned, gemm_with_tier, GemmElement, MatMut, MatRef, Tuning,
+    blocking, direct_tile, gemm, gemm_tuned, gemm_with_tier, GemmElement, MatMut, MatRef, Tuning,
 };
 use ndsimd_kernels::{available_tiers, pool, Tier};
 
@@ -33,6 +33,10 @@ enum Lay {
     BroadcastRows,
     /// Every column the same (column stride 0): inputs only.
     BroadcastCols,
+    /// Contiguous rows, last row first, with gaps between rows (negative row stride).
+    RowsReversed,
+    /// Contiguous columns, last column first, with gaps between columns.
+    ColsReversed,
 }
 
 const INPUT_LAYS: [Lay; 7] = [
@@ -70,6 +74,8 @@ impl<T: Elem> Stored<T> {
             Lay::Mixed => (-1, r + 2),
             Lay::BroadcastRows => (0, 1),
             Lay::BroadcastCols => (1, 0),
+            Lay::RowsReversed => (-(c + 2), 1),
+            Lay::ColsReversed => (1, -(r + 3)),
         };
         let (lo, hi) = if rows == 0 || cols == 0 {
             (0, 0)
@@ -415,6 +421,289 @@ fn alpha_beta_and_layouts_f64() {
     alpha_beta_and_layouts::<f64>();
 }
 
+/// The direct path forced on.
+fn direct_on() -> Tuning {
+    Tuning {
+        direct_path: Some(true),
+        ..Tuning::default()
+    }
+}
+
+/// Layouts the direct path takes as they are (B's and C's rows contiguous) and
+/// transposed (A's and C's columns contiguous), negative strides included: `(A, B, C)`
+/// choices.
+const DIRECT_PLAIN: ([Lay; 9], [Lay; 3], [Lay; 2]) = (
+    [
+        Lay::Row,
+        Lay::Col,
+        Lay::Gapped,
+        Lay::Reversed,
+        Lay::Mixed,
+        Lay::BroadcastRows,
+        Lay::BroadcastCols,
+        Lay::RowsReversed,
+        Lay::ColsReversed,
+    ],
+    [Lay::Row, Lay::BroadcastRows, Lay::RowsReversed],
+    [Lay::Row, Lay::RowsReversed],
+);
+const DIRECT_FLIPPED: ([Lay; 3], [Lay; 9], [Lay; 2]) = (
+    [Lay::Col, Lay::BroadcastCols, Lay::ColsReversed],
+    DIRECT_PLAIN.0,
+    [Lay::Col, Lay::ColsReversed],
+);
+
+/// The largest direct block (rows, columns) over the available tiers.
+fn max_direct_tile<T: Elem>() -> (usize, usize) {
+    available_tiers().iter().fold((1, 1), |(r, c), &t| {
+        let [tr, tc] = direct_tile::<T>(t).unwrap();
+        (r.max(tr), c.max(tc))
+    })
+}
+
+/// The direct path on every shape up to two blocks and one (rows and columns, so
+/// every row remainder, every whole-vector count and every column tail, including
+/// rows narrower than a vector), several k, both orientations, every alpha/beta pair.
+fn direct_every_shape<T: Elem>() {
+    let (dr, dc) = max_direct_tile::<T>();
+    let mut rng = XorShift(0x7f4a_7c15_9e37_79b9);
+    let mut pick = 0usize;
+    for tier in available_tiers() {
+        for m in 1..=2 * dr + 1 {
+            for n in 1..=2 * dc + 1 {
+                for k in [1, 2, 3, 7, 16, 17, 33] {
+                    pick += 1;
+                    let lays = if pick.is_multiple_of(2) {
+                        let (la, lb, lc) = DIRECT_PLAIN;
+                        (la[pick / 2 % 9], lb[pick / 18 % 3], lc[pick / 54 % 2])
+                    } else {
+                        let (la, lb, lc) = DIRECT_FLIPPED;
+                        (la[pick / 2 % 3], lb[pick / 6 % 9], lc[pick / 54 % 2])
+                    };
+                    let case = Case {
+                        tier,
+                        m,
+                        n,
+                        k,
+                        alpha: ALPHAS[pick % 4],
+                        beta: ALPHAS[pick / 4 % 4],
+                        lays,
+                        threads: 1,
+                    };
+                    check_exact::<T>(case, &direct_on(), &mut rng);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn direct_every_shape_exact_f32() {
+    direct_every_shape::<f32>();
+}
+
+#[test]
+fn direct_every_shape_exact_f64() {
+    direct_every_shape::<f64>();
+}
+
+/// The direct path forced on, every alpha/beta pair on the layouts it takes, and every
+/// layout triple (those it cannot take fall back to the other paths, still exact).
+fn direct_alpha_beta_and_layouts<T: Elem>() {
+    let mut rng = XorShift(0xf00d_cafe_beef_dead);
+    let (dr, dc) = max_direct_tile::<T>();
+    let lays_all: Vec<Lay> = DIRECT_PLAIN.0.to_vec();
+    let outs = [
+        Lay::Row,
+        Lay::Col,
+        Lay::Gapped,
+        Lay::Reversed,
+        Lay::Mixed,
+        Lay::RowsReversed,
+        Lay::ColsReversed,
+    ];
+    for tier in available_tiers() {
+        for (m, n, k) in [(dr + 3, dc + 3, 11), (3, 2, 5), (dr, dc - 1, 4)] {
+            for alpha in ALPHAS {
+                for beta in ALPHAS {
+                    for lays in [
+                        (Lay::Gapped, Lay::Row, Lay::Row),
+                        (Lay::Mixed, Lay::RowsReversed, Lay::RowsReversed),
+                        (Lay::Col, Lay::Gapped, Lay::Col),
+                        (Lay::ColsReversed, Lay::Reversed, Lay::ColsReversed),
+                    ] {
+                        let case = Case {
+                            tier,
+                            m,
+                            n,
+                            k,
+                            alpha,
+                            beta,
+                            lays,
+                            threads: 1,
+                        };
+                        check_exact::<T>(case, &direct_on(), &mut rng);
+                    }
+                }
+            }
+            for &la in &lays_all {
+                for &lb in &lays_all {
+                    for lc in outs {
+                        let case = Case {
+                            tier,
+                            m,
+                            n,
+                            k,
+                            alpha: -1.5,
+                            beta: 2.0,
+                            lays: (la, lb, lc),
+                            threads: 1,
+                        };
+                        check_exact::<T>(case, &direct_on(), &mut rng);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn direct_alpha_beta_and_layouts_f32() {
+    direct_alpha_beta_and_layouts::<f32>();
+}
+
+#[test]
+fn direct_alpha_beta_and_layouts_f64() {
+    direct_alpha_beta_and_layouts::<f64>();
+}
+
+/// The direct path's arithmetic, element by element, on random data: `acc = a * b +
+/// acc` over k in order from `+0` (one rounding on the tiers with FMA, two on the
+/// others), then `alpha * acc`, then `+ beta * c` (never fused) unless `beta == 0`.
+/// Bit-identical for every element, whichever block, whole vector, tail or narrow row
+/// it falls in.
+fn direct_random_bits<T: Elem>() {
+    let mut rng = XorShift(0x1357_9bdf_2468_ace0);
+    let (dr, dc) = max_direct_tile::<T>();
+    for tier in available_tiers() {
+        let fused = !matches!(tier, Tier::Scalar | Tier::Sse2);
+        for (m, n, k) in [
+            (2 * dr + 1, 2 * dc + 1, 33),
+            (dr - 1, dc + 1, 64),
+            (40, 41, 42),
+            (5, 3, 9),
+        ] {
+            for (lays, beta) in [
+                ((Lay::Row, Lay::Row, Lay::Row), 0.0),
+                ((Lay::Gapped, Lay::RowsReversed, Lay::Row), -0.5),
+                ((Lay::Col, Lay::Gapped, Lay::ColsReversed), -0.5),
+            ] {
+                let a = Stored::<T>::new(lays.0, m, k, |_, _| T::random_finite(&mut rng));
+                let b = Stored::<T>::new(lays.1, k, n, |_, _| T::random_finite(&mut rng));
+                let mut c = Stored::<T>::new(lays.2, m, n, |_, _| T::random_finite(&mut rng));
+                let c0: Vec<T> = (0..m * n).map(|x| c.get(x / n, x % n)).collect();
+                let (al, be) = (T::from_f64(1.25), T::from_f64(beta));
+                gemm_tuned(
+                    tier,
+                    &direct_on(),
+                    al,
+                    a.view(),
+                    b.view(),
+                    be,
+                    c.view_mut(),
+                    1,
+                )
+                .unwrap();
+                for i in 0..m {
+                    for j in 0..n {
+                        let mut acc = T::from_f64(0.0);
+                        for p in 0..k {
+                            let (x, y) = (a.get(i, p), b.get(p, j));
+                            acc = if fused {
+                                x.mul_add(y, acc)
+                            } else {
+                                x * y + acc
+                            };
+                        }
+                        let t = acc * al;
+                        let want = if beta == 0.0 {
+                            t
+                        } else {
+                            t + be * c0[i * n + j]
+                        };
+                        assert!(
+                            c.get(i, j).bits() == want.bits(),
+                            "{} {tier} {m}x{n}x{k} {lays:?}: C[{i}, {j}] = {:?}, want {want:?}",
+                            T::NAME,
+                            c.get(i, j)
+                        );
+                    }
+                }
+                assert!(c.canaries_intact(), "{} {tier} {m}x{n}x{k}", T::NAME);
+            }
+        }
+    }
+}
+
+/// With the default choices the layouts never change the bits, though they decide
+/// whether the direct path applies: it takes only products the packed path would
+/// have taken, with `k` inside one KC block, where both compute alike.
+fn default_path_layout_free<T: Elem>() {
+    let mut rng = XorShift(0x0bad_5eed_0dd5_1de5);
+    for tier in available_tiers() {
+        for (m, n, k) in [(16, 16, 16), (9, 17, 33), (40, 41, 42), (5, 8, 300)] {
+            let a = Stored::<T>::new(Lay::Row, m, k, |_, _| T::random_finite(&mut rng));
+            let b = Stored::<T>::new(Lay::Row, k, n, |_, _| T::random_finite(&mut rng));
+            let mut outs = Vec::new();
+            for lay_c in [Lay::Row, Lay::Gapped, Lay::Col] {
+                let mut c = Stored::<T>::new(lay_c, m, n, |_, _| T::from_f64(0.5));
+                let (al, be) = (T::from_f64(1.25), T::from_f64(-0.5));
+                gemm_tuned(
+                    tier,
+                    &Tuning::default(),
+                    al,
+                    a.view(),
+                    b.view(),
+                    be,
+                    c.view_mut(),
+                    1,
+                )
+                .unwrap();
+                outs.push(
+                    (0..m * n)
+                        .map(|x| c.get(x / n, x % n).bits())
+                        .collect::<Vec<_>>(),
+                );
+            }
+            assert!(
+                outs.windows(2).all(|w| w[0] == w[1]),
+                "{} {tier} {m}x{n}x{k}",
+                T::NAME
+            );
+        }
+    }
+}
+
+#[test]
+fn default_path_layout_free_f32() {
+    default_path_layout_free::<f32>();
+}
+
+#[test]
+fn default_path_layout_free_f64() {
+    default_path_layout_free::<f64>();
+}
+
+#[test]
+fn direct_random_bits_f32() {
+    direct_random_bits::<f32>();
+}
+
+#[test]
+fn direct_random_bits_f64() {
+    direct_random_bits::<f64>();
+}
+
 /// `alpha == 0` or `k == 0`: A and B are not read (NaNs there do not leak), and
 /// `C = beta * C`.
 #[test]
@@ -698,54 +987,72 @@ mod fence {
 
     fn fenced<T: Elem + AnyBits>() {
         let (mr, nr) = max_tile::<T>();
+        let (dr, dc) = max_direct_tile::<T>();
         let mut fa = Fenced::new(1 << 16);
         let mut fb = Fenced::new(1 << 16);
         let mut fc = Fenced::new(1 << 16);
+        // The packed, small and direct paths.
+        let paths = [
+            (Some(false), Some(false)),
+            (Some(true), Some(false)),
+            (None, Some(true)),
+        ];
+        let shapes = [
+            (2 * mr + 1, nr + 1, 9),
+            (3, 2, 5),
+            (mr, nr, 1),
+            (dr + 1, 2 * dc + 3, 7),
+            (2 * dr + 3, dc - 1, 3),
+        ];
         for tier in available_tiers() {
-            for (m, n, k) in [(2 * mr + 1, nr + 1, 9), (3, 2, 5), (mr, nr, 1)] {
+            for (m, n, k) in shapes {
                 for tail in [true, false] {
                     for col_major in [false, true] {
-                        for small in [false, true] {
-                            let two = T::from_f64(2.0);
-                            let a = fenced_slice::<T>(&mut fa, m * k, tail, two);
-                            let b = fenced_slice::<T>(&mut fb, k * n, tail, two);
-                            let c = fenced_slice::<T>(&mut fc, m * n, !tail, T::from_f64(f64::NAN));
-                            let (am, bm, cm) = if col_major {
-                                (
-                                    MatRef::new(a, 0, m, k, 1, m as isize),
-                                    MatRef::new(b, 0, k, n, 1, k as isize),
-                                    MatMut::new(c, 0, m, n, 1, m as isize),
+                        for (small_path, direct_path) in paths {
+                            for beta in [0.0, 1.0] {
+                                let two = T::from_f64(2.0);
+                                let a = fenced_slice::<T>(&mut fa, m * k, tail, two);
+                                let b = fenced_slice::<T>(&mut fb, k * n, tail, two);
+                                let c0 = if beta == 0.0 { f64::NAN } else { 3.0 };
+                                let c = fenced_slice::<T>(&mut fc, m * n, !tail, T::from_f64(c0));
+                                let (am, bm, cm) = if col_major {
+                                    (
+                                        MatRef::new(a, 0, m, k, 1, m as isize),
+                                        MatRef::new(b, 0, k, n, 1, k as isize),
+                                        MatMut::new(c, 0, m, n, 1, m as isize),
+                                    )
+                                } else {
+                                    (
+                                        MatRef::new(a, 0, m, k, k as isize, 1),
+                                        MatRef::new(b, 0, k, n, n as isize, 1),
+                                        MatMut::new(c, 0, m, n, n as isize, 1),
+                                    )
+                                };
+                                let tuning = Tuning {
+                                    small_path,
+                                    direct_path,
+                                    kc: Some(4),
+                                    ..Tuning::default()
+                                };
+                                let one = T::from_f64(1.0);
+                                gemm_tuned(
+                                    tier,
+                                    &tuning,
+                                    one,
+                                    am.unwrap(),
+                                    bm.unwrap(),
+                                    T::from_f64(beta),
+                                    cm.unwrap(),
+                                    1,
                                 )
-                            } else {
-                                (
-                                    MatRef::new(a, 0, m, k, k as isize, 1),
-                                    MatRef::new(b, 0, k, n, n as isize, 1),
-                                    MatMut::new(c, 0, m, n, n as isize, 1),
-                                )
-                            };
-                            let tuning = Tuning {
-                                small_path: Some(small),
-                                kc: Some(4),
-                                ..Tuning::default()
-                            };
-                            let one = T::from_f64(1.0);
-                            gemm_tuned(
-                                tier,
-                                &tuning,
-                                one,
-                                am.unwrap(),
-                                bm.unwrap(),
-                                T::from_f64(0.0),
-                                cm.unwrap(),
-                                1,
-                            )
-                            .unwrap();
-                            let want = T::from_f64(4.0 * k as f64);
-                            assert!(
-                                c.iter().all(|&x| x == want),
-                                "{} {tier} {m}x{n}x{k}",
-                                T::NAME
-                            );
+                                .unwrap();
+                                let want = T::from_f64(4.0 * k as f64 + beta * 3.0);
+                                assert!(
+                                    c.iter().all(|&x| x == want),
+                                    "{} {tier} {m}x{n}x{k} {tuning:?} beta {beta}",
+                                    T::NAME
+                                );
+                            }
                         }
                     }
                 }

@@ -20,6 +20,9 @@
 
 use crate::CacheInfo;
 
+/// The smallest KC [`Blocking::derive`] gives.
+pub(crate) const KC_MIN: usize = 64;
+
 /// `KC`, `MC`, `NC`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Blocking {
@@ -31,7 +34,7 @@ pub(crate) struct Blocking {
 impl Blocking {
     /// The blocking for an `mr x nr` kernel on elements of `size` bytes.
     pub(crate) fn derive(mr: usize, nr: usize, size: usize, cache: CacheInfo) -> Blocking {
-        let kc = ((cache.l1d / 2) / (nr * size) / 8 * 8).clamp(64, 1024);
+        let kc = ((cache.l1d / 2) / (nr * size) / 8 * 8).clamp(KC_MIN, 1024);
         let mc = ((cache.l2 / 2) / (kc * size) / mr * mr).max(mr);
         let nc = ((cache.l3 / 4) / (kc * size) / nr * nr).max(nr);
         Blocking { kc, mc, nc }

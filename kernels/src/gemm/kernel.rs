@@ -58,12 +58,18 @@ pub struct Kernel<T> {
     pub mr: usize,
     /// Columns of the tile.
     pub nr: usize,
+    /// Lanes of the vector type.
+    pub lanes: usize,
+    /// Rows and columns of the direct path's register block.
+    pub direct_tile: [usize; 2],
     /// The kernel itself.
     pub run: MicroFn<T>,
     /// The kernel's arithmetic alone: [`peak`] with its accumulators.
     pub peak: PeakFn<T>,
     /// Matrix times vector with the same vector type (`gemv.rs`).
     pub gemv: super::gemv::GemvFn<T>,
+    /// Tiny products read in place, without packing (`direct.rs`).
+    pub direct: super::direct::DirectFn<T>,
 }
 
 /// `(iters, x)`: `iters` rounds of multiply-adds on the kernel's accumulators,
@@ -193,18 +199,23 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
 
 /// `$name`: a [`Kernel`] constant for element `$t`, running [`tile`] with
 /// vector `$v` (`$mv` vectors tall, `$nr` wide) inside a function compiled with
-/// `$features` (none for the portable tier).
+/// `$features` (none for the portable tier), and the direct path
+/// (`super::direct::direct`) on blocks of `$dr` rows by `$dw` vectors.
 ///
 /// The constant is handed out only by [`super::GemmElement`]'s kernel lookup, which
 /// checks that the CPU has the tier first.
 macro_rules! gemm_kernel {
-    ($name:ident, $features:literal, $t:ty, $v:ty, $mv:literal x $nr:literal) => {
-        gemm_kernel!(@ $name, #[target_feature(enable = $features)], $t, $v, $mv x $nr);
+    ($name:ident, $features:literal, $t:ty, $v:ty, $mv:literal x $nr:literal,
+     direct $dr:literal x $dw:literal) => {
+        gemm_kernel!(@ $name, #[target_feature(enable = $features)], $t, $v, $mv x $nr,
+            $dr x $dw);
     };
-    ($name:ident, portable, $t:ty, $v:ty, $mv:literal x $nr:literal) => {
-        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr);
+    ($name:ident, portable, $t:ty, $v:ty, $mv:literal x $nr:literal,
+     direct $dr:literal x $dw:literal) => {
+        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr, $dr x $dw);
     };
-    (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal) => {
+    (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal,
+     $dr:literal x $dw:literal) => {
         pub(crate) const $name: $crate::gemm::kernel::Kernel<$t> = {
             #[$attr]
             unsafe fn run(
@@ -267,12 +278,46 @@ macro_rules! gemm_kernel {
                     }
                 }
             }
+            #[$attr]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn direct(
+                m: usize,
+                n: usize,
+                k: usize,
+                a: *const $t,
+                a_strides: (isize, isize),
+                b: *const $t,
+                b_rs: isize,
+                c: *mut $t,
+                c_rs: isize,
+                alpha: $t,
+                beta: $t,
+            ) {
+                // SAFETY: the caller upholds `DirectFn`'s contract, which is
+                // `direct`'s; `$v`'s features are present.
+                unsafe {
+                    $crate::gemm::direct::direct::<$v, $dr, $dw>(
+                        (m, n, k),
+                        a,
+                        a_strides,
+                        b,
+                        b_rs,
+                        c,
+                        c_rs,
+                        alpha,
+                        if beta == 0.0 { None } else { Some(beta) },
+                    )
+                }
+            }
             $crate::gemm::kernel::Kernel {
                 mr: $mv * <$v as $crate::gemm::kernel::Simd>::N,
                 nr: $nr,
+                lanes: <$v as $crate::gemm::kernel::Simd>::N,
+                direct_tile: [$dr, $dw * <$v as $crate::gemm::kernel::Simd>::N],
                 run,
                 peak,
                 gemv,
+                direct,
             }
         };
     };

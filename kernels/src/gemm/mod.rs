@@ -6,7 +6,9 @@
 //! `NR`-wide panels (`pack.rs`), read from any strides, so transposed, sliced,
 //! reversed or broadcast operands cost no extra pass; edge tiles run the same kernel
 //! on zero-padded panels. Block sizes come from the cache sizes (`block.rs`). Products
-//! of at most 1024 multiply-adds (about 10³) skip packing (`small.rs`). With `threads > 1`, large
+//! of at most 1024 multiply-adds (about 10³) skip packing (`small.rs`); larger ones up
+//! to 56³ whose B and C rows (or A and C columns) are contiguous are read in place,
+//! with SIMD but without packing or scratch (`direct.rs`). With `threads > 1`, large
 //! products run on the [`crate::pool`]: the packed B block is shared, the rows (or
 //! columns) are split into bands of whole tiles, and the result is bit-identical to
 //! the serial one.
@@ -28,6 +30,7 @@ mod kernel;
 mod x86_vec;
 
 mod block;
+mod direct;
 mod driver;
 mod gemv;
 mod mat;
@@ -164,8 +167,12 @@ pub fn gemm_with_tier<T: GemmElement>(
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tuning {
-    /// Force the small path (`true`) or the packed one (`false`).
+    /// Force the small path (`true`) or the packed one (`false`); either also keeps
+    /// the direct path off unless `direct_path` says otherwise.
     pub small_path: Option<bool>,
+    /// Force the direct path (`true`: whenever the layouts allow it, else the other
+    /// choices apply) or forbid it (`false`).
+    pub direct_path: Option<bool>,
     /// Block sizes (`MC` and `NC` are rounded up to the tile).
     pub kc: Option<usize>,
     /// See `kc`.
@@ -183,6 +190,13 @@ pub fn blocking<T: GemmElement>(tier: Tier) -> Option<[usize; 5]> {
     let k = T::kernel(tier)?;
     let b = block::Blocking::derive(k.mr, k.nr, size_of::<T>(), crate::cache_info());
     Some([k.mr, k.nr, b.kc, b.mc, b.nc])
+}
+
+/// `[rows, columns]` of the direct path's register block at `tier` (`direct.rs`),
+/// for tests; `None` when the CPU lacks the tier.
+#[doc(hidden)]
+pub fn direct_tile<T: GemmElement>(tier: Tier) -> Option<[usize; 2]> {
+    Some(T::kernel(tier)?.direct_tile)
 }
 
 /// Matrix times vector: `y = alpha * A x + beta * y` for an `m x k` A, a `k x 1` x

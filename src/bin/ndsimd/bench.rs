@@ -121,7 +121,14 @@ impl Runner {
     fn with_unit(opts: &Options, unit: &'static str) -> Runner {
         outln!(
             "{:<20} {:>8} {:>12} {:>7} {:>8}  {:<10} {:>12} {:>6}",
-            "op", "n", "ns/op", "spread", unit, "anchor", "anchor ns", "ratio"
+            "op",
+            "n",
+            "ns/op",
+            "spread",
+            unit,
+            "anchor",
+            "anchor ns",
+            "ratio"
         );
         Runner {
             samples: if opts.quick { 5 } else { 11 },

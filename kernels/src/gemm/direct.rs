@@ -1,0 +1,300 @@
+//! Tiny products without packing: C is computed straight from A and B where they lie,
+//! with no scratch, no blocking and no edge tiles.
+//!
+//! The operand walked along the vector lanes is B, whose rows must be contiguous
+//! (unit column stride), as C's must (the driver hands over the transposed product
+//! `C^T = B^T A^T` when that is where the unit strides are). A may have any strides: it
+//! is only read one element at a time, broadcast. `R` rows of C by `W` vectors of
+//! columns are held in registers; each step `p` of the k-loop loads the `W` vectors of
+//! B's row `p`, broadcasts `A[i + r, p]` for each of the `R` rows and accumulates
+//! (`acc += a * b`, fused on tiers with FMA), as the micro-kernel does with its
+//! operands swapped. The write is the micro-kernel's (`t = alpha * ab`, then
+//! `t + beta * c` unless `beta == 0`, never fused; C not read when `beta == 0`).
+//!
+//! Every element of C is one lane of one accumulator, summed over k in order whatever
+//! block it falls in, so the blocking (`R` rows, then 4, 2, 1 for the last rows; `W`
+//! vectors, then one, then a tail) never changes a result. The tail, `n mod N` columns
+//! at the end of each row, runs as one vector ending at column `n`, overlapping the
+//! columns before it: B is read only inside its rows, and only the tail's own lanes are
+//! stored (C's other lanes of that vector, already written, are read when `beta != 0`
+//! but not stored). A row shorter than one vector is loaded and stored through a stack
+//! vector.
+
+use super::kernel::Simd;
+use core::mem::MaybeUninit;
+
+/// The widest vector in lanes (AVX-512 f32).
+const MAX_LANES: usize = 16;
+
+/// A tier's direct kernel: `(m, n, k, a, a_strides, b, b_rs, c, c_rs, alpha, beta)`,
+/// `C = alpha * A * B + beta * C` for an `m x k` A at `a` with strides
+/// `(rs, cs) = a_strides`, a `k x n` B at `b` (row `p` at `b + p * b_rs`, its `n`
+/// elements contiguous) and an `m x n` C at `c` likewise (row stride `c_rs`).
+///
+/// # Safety
+/// The CPU has the kernel's tier; `k > 0`; every element of A and B is valid for
+/// reads, every element of C for writes (and reads unless `beta == 0`), distinct
+/// elements of C distinct and not overlapping A or B.
+pub type DirectFn<T> = unsafe fn(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: *const T,
+    a_strides: (isize, isize),
+    b: *const T,
+    b_rs: isize,
+    c: *mut T,
+    c_rs: isize,
+    alpha: T,
+    beta: T,
+);
+
+/// The template: `R` rows by `W` vectors at a time (see the module doc); `beta` is
+/// `None` for `beta == 0` (C not read).
+///
+/// # Safety
+/// As [`DirectFn`], inside a function with `V`'s features; `R <= 8`, `V::N <= 16`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // DirectFn's calling convention
+pub(crate) unsafe fn direct<V: Simd, const R: usize, const W: usize>(
+    (m, n, k): (usize, usize, usize),
+    a: *const V::T,
+    (ars, acs): (isize, isize),
+    b: *const V::T,
+    brs: isize,
+    c: *mut V::T,
+    crs: isize,
+    alpha: V::T,
+    beta: Option<V::T>,
+) {
+    const { assert!(R >= 1 && R <= 8 && V::N <= MAX_LANES) };
+    let g = Geom {
+        n,
+        k,
+        acs,
+        b,
+        brs,
+        alpha,
+        beta,
+    };
+    let at = |i: usize| {
+        (
+            a.wrapping_offset(i as isize * ars),
+            c.wrapping_offset(i as isize * crs),
+        )
+    };
+    // SAFETY (every block below): rows `i .. i + rows` of A and C, `i + rows <= m`,
+    // with their strides; the rest is the caller's promise.
+    let mut i = 0;
+    while i + R <= m {
+        let (ai, ci) = at(i);
+        unsafe { row_block::<V, R, W>(&g, ai, ars, ci, crs) };
+        i += R;
+    }
+    // The last `m mod R` rows: at most one block of each of 4, 2, 1 rows.
+    if R > 4 && i + 4 <= m {
+        let (ai, ci) = at(i);
+        unsafe { row_block::<V, 4, W>(&g, ai, ars, ci, crs) };
+        i += 4;
+    }
+    if R > 2 && i + 2 <= m {
+        let (ai, ci) = at(i);
+        unsafe { row_block::<V, 2, W>(&g, ai, ars, ci, crs) };
+        i += 2;
+    }
+    if R > 1 && i < m {
+        let (ai, ci) = at(i);
+        unsafe { row_block::<V, 1, W>(&g, ai, ars, ci, crs) };
+        i += 1;
+    }
+    debug_assert_eq!(i, m);
+}
+
+/// What every block of one product shares.
+struct Geom<T> {
+    n: usize,
+    k: usize,
+    acs: isize,
+    b: *const T,
+    brs: isize,
+    alpha: T,
+    beta: Option<T>,
+}
+
+/// Which lanes of a block's vectors are C's (see [`block`]).
+#[derive(Clone, Copy)]
+enum Lanes {
+    /// All of them.
+    All,
+    /// Lanes `from..N`: the tail vector that overlaps the columns before it.
+    From(usize),
+    /// Lanes `0..len` with `len < N`: the whole row is narrower than a vector (B and
+    /// C are read and written through a stack vector).
+    Below(usize),
+}
+
+/// Rows `0..R` of the A and C given (all `n` columns).
+///
+/// # Safety
+/// As [`direct`] for those `R` rows.
+#[inline(always)]
+unsafe fn row_block<V: Simd, const R: usize, const W: usize>(
+    g: &Geom<V::T>,
+    a: *const V::T,
+    ars: isize,
+    c: *mut V::T,
+    crs: isize,
+) {
+    let n = g.n;
+    let mut j = 0;
+    // SAFETY (every block below): columns `j .. j + W * N` (or `j .. j + N`, or the
+    // tail) of these rows are inside the `n` columns, as `block` needs.
+    while j + W * V::N <= n {
+        unsafe { block::<V, R, W>(g, a, ars, j, c, crs, Lanes::All) };
+        j += W * V::N;
+    }
+    while j + V::N <= n {
+        unsafe { block::<V, R, 1>(g, a, ars, j, c, crs, Lanes::All) };
+        j += V::N;
+    }
+    if j < n {
+        if n >= V::N {
+            let from = j + V::N - n;
+            unsafe { block::<V, R, 1>(g, a, ars, n - V::N, c, crs, Lanes::From(from)) };
+        } else {
+            unsafe { block::<V, R, 1>(g, a, ars, 0, c, crs, Lanes::Below(n)) };
+        }
+    }
+}
+
+/// `R x W` vectors of C at column `j`: the k-loop, then the write of the lanes
+/// `lanes` says.
+///
+/// # Safety
+/// As [`direct`] for these `R` rows; columns `j .. j + W * N` are inside the row
+/// (`j + N <= n`), except with `Lanes::Below(n)` (then `W == 1`, `j == 0`).
+#[inline(always)]
+unsafe fn block<V: Simd, const R: usize, const W: usize>(
+    g: &Geom<V::T>,
+    a: *const V::T,
+    ars: isize,
+    j: usize,
+    c: *mut V::T,
+    crs: isize,
+    lanes: Lanes,
+) {
+    let mut acc = [[V::zero(); W]; R];
+    let (mut ap, mut bp) = (a, g.b.wrapping_add(j));
+    let (acs, brs) = (g.acs, g.brs);
+    // One step per trip: four per trip (as the micro-kernel) needs `4 * R` addresses
+    // of A from two run-time strides, which spill (more instructions, callgrind). The
+    // pointers step with `wrapping_offset`: the one past the last step is never
+    // dereferenced.
+    for _ in 0..g.k {
+        // SAFETY: at step `p < k`, `ap` is `A[0, p]` and `bp` is `B[p, j]`, as `step`
+        // needs (the caller's promise for these rows and columns).
+        unsafe { step::<V, R, W>(&mut acc, ap, ars, bp, lanes) };
+        ap = ap.wrapping_offset(acs);
+        bp = bp.wrapping_offset(brs);
+    }
+    let alpha = V::splat(g.alpha);
+    let beta = g.beta.map(|b| V::splat(b));
+    for (r, acc) in acc.iter().enumerate() {
+        let cr = c.wrapping_offset(r as isize * crs).wrapping_add(j);
+        for (v, &ab) in acc.iter().enumerate() {
+            let p = cr.wrapping_add(v * V::N);
+            // SAFETY: `p .. p + N` are elements of C's row `r` (for `Lanes::All` and
+            // `Lanes::From`, whose vector ends at column `n`), or its first `len`
+            // (`Lanes::Below`), read only when `beta` is `Some`; with `Lanes::From`
+            // the lanes below `from` were written by an earlier block and are read but
+            // not stored, so they keep that block's value.
+            unsafe {
+                let t = V::mul(ab, alpha);
+                let cur = |p| match lanes {
+                    Lanes::Below(len) => load_part::<V>(p, len),
+                    _ => V::load(p),
+                };
+                let t = match beta {
+                    None => t,
+                    Some(beta) => V::add(t, V::mul(beta, cur(p))),
+                };
+                match lanes {
+                    Lanes::All => t.store(p),
+                    Lanes::From(from) => store_lanes(t, p, from, V::N),
+                    Lanes::Below(len) => store_lanes(t, p, 0, len),
+                }
+            }
+        }
+    }
+}
+
+/// One step of the k-loop: `acc[r][v] += A[r, p] * B[p, j + v * N ..]` for `r < R`,
+/// `v < W`, with `a` at `A[0, p]` (rows `ars` apart) and `b` at `B[p, j]`.
+///
+/// # Safety
+/// Inside a function with `V`'s features; `a + r * ars` (`r < R`) are valid for
+/// reads, and so are `b .. b + W * N` (`b .. b + len` for `Lanes::Below(len)`).
+#[inline(always)]
+unsafe fn step<V: Simd, const R: usize, const W: usize>(
+    acc: &mut [[V; W]; R],
+    a: *const V::T,
+    ars: isize,
+    b: *const V::T,
+    lanes: Lanes,
+) {
+    let mut bv = [V::zero(); W];
+    // SAFETY: as the caller allows.
+    unsafe {
+        for (v, x) in bv.iter_mut().enumerate() {
+            *x = match lanes {
+                Lanes::Below(len) => load_part::<V>(b, len),
+                _ => V::load(b.add(v * V::N)),
+            };
+        }
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let ar = V::splat(*a.offset(r as isize * ars));
+            for (acc, &b) in acc.iter_mut().zip(&bv) {
+                *acc = V::mul_add(ar, b, *acc);
+            }
+        }
+    }
+}
+
+/// A vector whose first `len < N` lanes are `p[..len]`, the rest `+0`.
+///
+/// # Safety
+/// Inside a function with `V`'s features; `p` is valid for `len` reads.
+#[inline(always)]
+unsafe fn load_part<V: Simd>(p: *const V::T, len: usize) -> V {
+    let mut buf = [MaybeUninit::<V::T>::uninit(); MAX_LANES];
+    let dst = buf.as_mut_ptr().cast::<V::T>();
+    // SAFETY: `buf` holds `MAX_LANES >= N` elements, all initialised by the store
+    // before the load reads them; `len < N` elements copied from `p`, as the caller
+    // allows.
+    unsafe {
+        V::zero().store(dst);
+        for l in 0..len {
+            *dst.add(l) = *p.add(l);
+        }
+        V::load(dst)
+    }
+}
+
+/// Stores lanes `from..to` of `v` to `p + from .. p + to`.
+///
+/// # Safety
+/// Inside a function with `V`'s features; `to <= N`; those elements of `p` are valid
+/// for writes.
+#[inline(always)]
+unsafe fn store_lanes<V: Simd>(v: V, p: *mut V::T, from: usize, to: usize) {
+    let mut buf = [MaybeUninit::<V::T>::uninit(); MAX_LANES];
+    let src = buf.as_mut_ptr().cast::<V::T>();
+    // SAFETY: `buf` holds `MAX_LANES >= N` elements, written by the store; lanes
+    // `from..to` (`to <= N`) go where the caller allows.
+    unsafe {
+        v.store(src);
+        for l in from..to {
+            *p.add(l) = *src.add(l);
+        }
+    }
+}
