@@ -149,9 +149,11 @@ fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
     }
 }
 
-/// Elements per piece below which an elementwise op stays on one thread (the pool's
-/// round trip costs about a microsecond; see docs/perf.md for the measurement).
-pub(crate) const PAR_MIN_ELEMS: usize = 1 << 14;
+/// Elements per piece below which an elementwise op stays on one thread. Measured
+/// with 2 threads (`ndsimd bench --filter 'vs 1T'`, three alternations): a 16Ki
+/// `add_into` cut into two 8Ki pieces ran 1.31–1.50× its one-thread time, where with
+/// 16Ki pieces (so no split) it ran 0.96–1.03×; 4Ki pieces gave 1.02–1.67×.
+pub(crate) const PAR_MIN_ELEMS: usize = 1 << 13;
 
 /// Runs `f(range, out_piece)` over `out` cut into pieces on the pool when it is
 /// large enough to pay for the split, else once over the whole of it. Pieces start
