@@ -402,6 +402,39 @@ pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
     total + scalar::count_byte(&hay[i..], needle)
 }
 
+/// [`scalar::nth_byte`]: count the needles of a block of vectors (at most four per
+/// byte lane, so no counter wraps) and skip the block while they do not reach `n`;
+/// the block that holds the wanted one is searched byte by byte.
+#[inline(always)]
+pub(crate) unsafe fn nth_byte<V: ByteVec>(
+    hay: &[u8],
+    needle: u8,
+    n: usize,
+) -> Result<usize, usize> {
+    const B: usize = 4;
+    let (len, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
+    let step = B * V::N;
+    let (mut i, mut left) = (0, n);
+    while i + step <= len {
+        let mut acc = V::sub(V::splat(0), V::eq(V::load(p.add(i)), nv));
+        for k in 1..B {
+            acc = V::sub(acc, V::eq(V::load(p.add(i + k * V::N)), nv));
+        }
+        let c = V::sum(acc);
+        if c > left {
+            if let Ok(j) = scalar::nth_byte(&hay[i..i + step], needle, left) {
+                return Ok(i + j);
+            }
+        }
+        left -= c.min(left);
+        i += step;
+    }
+    match scalar::nth_byte(&hay[i..], needle, left) {
+        Ok(j) => Ok(i + j),
+        Err(c) => Err(n - left + c),
+    }
+}
+
 /// [`scalar::first_nonzero_word`]: or a block of vectors, test it, and look inside
 /// only the block that is not zero.
 #[inline(always)]

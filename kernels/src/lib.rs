@@ -172,6 +172,9 @@ pub struct ByteTable {
     pub tier: Tier,
     /// How many bytes of `hay` equal `needle`.
     pub count_byte: fn(hay: &[u8], needle: u8) -> usize,
+    /// The index of the `n`-th (from 0) byte of `hay` equal to `needle`; when there
+    /// are `n` or fewer, `Err` with their number.
+    pub nth_byte: fn(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize>,
     /// The index of the first non-zero word, if any.
     pub first_nonzero_word: fn(words: &[u64]) -> Option<usize>,
 }

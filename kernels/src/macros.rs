@@ -141,6 +141,17 @@ macro_rules! handwritten_bytes {
             unsafe { with_feature(hay, needle) }
         }
 
+        #[doc = concat!("`scalar::nth_byte`, hand-written (`generic::nth_byte`) with `", $feature, "`.")]
+        pub fn nth_byte(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
+            #[target_feature(enable = $feature)]
+            unsafe fn with_feature(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
+                $crate::generic::nth_byte::<$v>(hay, needle, n)
+            }
+            // SAFETY: reachable only through a table handed out when the CPU has this
+            // tier, so every feature `with_feature` enables is present (see `macros.rs`).
+            unsafe { with_feature(hay, needle, n) }
+        }
+
         #[doc = concat!("`scalar::first_nonzero_word`, hand-written (`generic::first_nonzero_word`) with `", $feature, "`.")]
         pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
             #[target_feature(enable = $feature)]
@@ -215,14 +226,15 @@ macro_rules! tier_tables {
     };
 }
 
-/// `BYTES`: the byte table of the tier whose `count_byte` and `first_nonzero_word`
-/// are in scope where this is invoked.
+/// `BYTES`: the byte table of the tier whose `count_byte`, `nth_byte` and
+/// `first_nonzero_word` are in scope where this is invoked.
 macro_rules! byte_table {
     ($tier:expr) => {
         /// The byte and word kernels of this tier.
         pub static BYTES: $crate::ByteTable = $crate::ByteTable {
             tier: $tier,
             count_byte,
+            nth_byte,
             first_nonzero_word,
         };
     };

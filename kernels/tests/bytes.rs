@@ -1,4 +1,5 @@
-//! The byte and word kernels of the file scan (`count_byte`, `first_nonzero_word`) of
+//! The byte and word kernels of the file scan (`count_byte`, `nth_byte`,
+//! `first_nonzero_word`) of
 //! every available tier against the scalar oracle and a naive count written here:
 //! every length `0..=200` and some long ones, every byte offset `0..=7` (word offset
 //! `0..=3`), the needle at every position, every needle value, long runs of the needle
@@ -169,6 +170,91 @@ fn count_byte_matches_a_naive_count() {
                 &format!("long off {off}"),
                 &mut failures,
             );
+        }
+    }
+    report(failures);
+}
+
+/// Checks `nth_byte(hay, needle, n)` on every tier (and the oracle) against a naive
+/// scan, for every `n` from 0 to one past the number of needles.
+fn nth(tables: &[(Tier, &ByteTable)], hay: &[u8], needle: u8, what: &str, out: &mut Vec<String>) {
+    let at: Vec<usize> = (0..hay.len()).filter(|&i| hay[i] == needle).collect();
+    let oracle = byte_table(Tier::Scalar).unwrap();
+    for n in 0..=at.len() + 1 {
+        let want = at.get(n).copied().ok_or(at.len());
+        for (tier, t) in std::iter::once(&(Tier::Scalar, oracle)).chain(tables) {
+            let got = (t.nth_byte)(hay, needle, n);
+            if got != want {
+                out.push(format!(
+                    "{tier} nth_byte {what} len {} needle {needle:#04x} n {n}: got {got:?}, want {want:?}",
+                    hay.len()
+                ));
+            }
+        }
+    }
+}
+
+#[test]
+fn nth_byte_matches_a_naive_scan() {
+    let tables = tables();
+    let mut rng = XorShift(0x1f83_d9ab_fb41_bd6b);
+    let mut failures = Vec::new();
+    let mut buf = vec![0u8; 70_000];
+    for len in 0..=MAX_BYTES {
+        for off in 0..8 {
+            // Needle densities from none to every byte: random bytes, one in 8,
+            // one in 64, all.
+            for density in [0u64, 8, 64, 1] {
+                for b in buf[..len + 16].iter_mut() {
+                    let r = rng.next();
+                    *b = match density {
+                        0 => r as u8,
+                        1 => b'\n',
+                        d if r % d == 0 => b'\n',
+                        _ => (r as u8) | 0x80,
+                    };
+                }
+                let hay = &buf[off..off + len];
+                nth(
+                    &tables,
+                    hay,
+                    b'\n',
+                    &format!("density {density} off {off}"),
+                    &mut failures,
+                );
+            }
+        }
+    }
+    // Long hays: many blocks skipped before the wanted one, and a wanted needle past
+    // 255 matches (per-lane counters must be emptied per block).
+    for (len, off) in [(4099, 0), (65_537, 3)] {
+        let hay = &mut buf[off..off + len];
+        for (i, b) in hay.iter_mut().enumerate() {
+            *b = if i % 97 == 5 { b'\n' } else { b'a' };
+        }
+        let at: Vec<usize> = (0..len).filter(|&i| hay[i] == b'\n').collect();
+        for (tier, t) in tables.iter() {
+            for n in [0, 1, 300, at.len() - 1, at.len(), at.len() + 7] {
+                let want = at.get(n).copied().ok_or(at.len());
+                let got = (t.nth_byte)(hay, b'\n', n);
+                if got != want {
+                    failures.push(format!(
+                        "{tier} nth_byte long {len} n {n}: got {got:?}, want {want:?}"
+                    ));
+                }
+            }
+        }
+        hay.fill(b'\n');
+        for (tier, t) in tables.iter() {
+            for n in [0, 255, 256, 1000, len - 1, len] {
+                let want = if n < len { Ok(n) } else { Err(len) };
+                let got = (t.nth_byte)(hay, b'\n', n);
+                if got != want {
+                    failures.push(format!(
+                        "{tier} nth_byte all-needle {len} n {n}: got {got:?}, want {want:?}"
+                    ));
+                }
+            }
         }
     }
     report(failures);

@@ -170,6 +170,11 @@ fn fence_bytes(watchdog: &Watchdog) {
                 let needle = if len > 0 { hay[len / 2] } else { 0 };
                 set_case(&format!("{tier} count_byte len {len} {at:?}"));
                 std::hint::black_box((table.count_byte)(gh.slice(at, len), needle));
+                // The middle needle, and past the last (a scan to the end).
+                set_case(&format!("{tier} nth_byte len {len} {at:?}"));
+                for n in [0, len / 3, len] {
+                    let _ = std::hint::black_box((table.nth_byte)(gh.slice(at, len), needle, n));
+                }
                 // Zero words scan to the end; a word at the far end only there.
                 for last in [0u64, 1 << 63] {
                     let words = gw.slice::<u64>(at, len);

@@ -83,6 +83,11 @@ pub struct LineIndex {
 /// newline reads only the chunk it is in again (from cache).
 const CHUNK: usize = 4096;
 
+/// From this `every` on, an index build finds each indexed newline with the
+/// `nth_byte` vector kernel; below it, indexed lines are dense enough that one
+/// word-at-a-time pass over a chunk costs less than a kernel call per line.
+const SPARSE: u64 = 8;
+
 impl LineIndex {
     /// Builds the index of the file at `path` (every `every`-th line, where 0 is
     /// taken as one) in one read, with the strategy, threads and buffer of `opts` (see
@@ -487,21 +492,14 @@ impl Forward for FileLines {
 /// The index in `chunk` of its `k`-th newline (from 0); if it has no more than `k`,
 /// `None` and `k` less their number.
 fn nth_in(chunk: &[u8], k: &mut u64) -> Option<usize> {
-    let c = (byte_table().count_byte)(chunk, b'\n') as u64;
-    if c <= *k {
-        *k -= c;
-        return None;
-    }
-    let mut found = None;
-    for_each_newline(chunk, |p| {
-        if *k == 0 {
-            found = Some(p);
-            return false;
+    let n = usize::try_from(*k).unwrap_or(usize::MAX);
+    match (byte_table().nth_byte)(chunk, b'\n', n) {
+        Ok(p) => Some(p),
+        Err(c) => {
+            *k -= c as u64;
+            None
         }
-        *k -= 1;
-        true
-    });
-    found
+    }
 }
 
 /// Calls `f(i)` for the index `i` of each `'\n'` of `bytes` in order, while it
@@ -714,6 +712,7 @@ fn index_block(
     // The newline of global index g starts line g + 1, indexed when
     // (g + 1) % every == 0: skip this many newlines to the first such one here.
     let mut skip = (every - (before + 1) % every) % every;
+    let nth = byte_table().nth_byte;
     for (i, chunk) in bytes.chunks(CHUNK).enumerate() {
         let c = u64::from(counts[i]);
         if skip >= c {
@@ -721,6 +720,30 @@ fn index_block(
             continue;
         }
         let base = at + (i * CHUNK) as u64;
+        if every >= SPARSE {
+            // Few indexed lines per chunk: the vector kernel finds each one, and the
+            // chunk's count says how many newlines are left after it.
+            let (mut from, mut left) = (0, c);
+            while skip < left {
+                // `skip < left` newlines are in `chunk[from..]`, so this finds one.
+                let p = match nth(&chunk[from..], b'\n', skip as usize) {
+                    Ok(p) => p,
+                    Err(k) => {
+                        left = k as u64; // (not reached: the count says otherwise)
+                        break;
+                    }
+                };
+                let start = base + (from + p) as u64 + 1;
+                if start < len {
+                    out.push(start);
+                }
+                left -= skip + 1;
+                from += p + 1;
+                skip = every - 1;
+            }
+            skip -= left;
+            continue;
+        }
         let mut left = c;
         for_each_newline(chunk, |p| {
             left -= 1;

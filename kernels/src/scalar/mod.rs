@@ -470,6 +470,22 @@ pub fn count_byte(hay: &[u8], needle: u8) -> usize {
     hay.iter().filter(|&&b| b == needle).count()
 }
 
+/// The index of the `n`-th (from 0) byte of `hay` equal to `needle`; when there are
+/// `n` or fewer such bytes, `Err` with their number.
+#[inline(always)]
+pub fn nth_byte(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
+    let mut left = n;
+    for (i, &b) in hay.iter().enumerate() {
+        if b == needle {
+            if left == 0 {
+                return Ok(i);
+            }
+            left -= 1;
+        }
+    }
+    Err(n - left)
+}
+
 /// The index of the first non-zero word, if any.
 #[inline(always)]
 pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
@@ -604,6 +620,8 @@ mod tests {
     fn byte_and_word_scans() {
         assert_eq!(count_byte(b"a\nb\n\nc", b'\n'), 3);
         assert_eq!(count_byte(b"", b'\n'), 0);
+        assert_eq!(nth_byte(b"a\nb\n\nc", b'\n', 2), Ok(4));
+        assert_eq!(nth_byte(b"a\nb\n\nc", b'\n', 3), Err(3));
         assert_eq!(first_nonzero_word(&[0, 0, 5, 0, 7]), Some(2));
         assert_eq!(first_nonzero_word(&[0, 0]), None);
     }

@@ -15,6 +15,8 @@ autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; add, sub, mul, di
 autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs, sqrt);
 autovec_cmp!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; eq, ne, lt, le, gt, ge);
 autovec_fma!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma");
-pub use super::avx2::{argmax, argmin, count_byte, dot, first_nonzero_word, max, min, prod, sum};
+pub use super::avx2::{
+    argmax, argmin, count_byte, dot, first_nonzero_word, max, min, nth_byte, prod, sum,
+};
 tier_tables!(crate::Tier::Avx512);
 byte_table!(crate::Tier::Avx512);
