@@ -210,7 +210,7 @@ fn nth_byte_matches_a_naive_scan() {
                     *b = match density {
                         0 => r as u8,
                         1 => b'\n',
-                        d if r % d == 0 => b'\n',
+                        d if r.is_multiple_of(d) => b'\n',
                         _ => (r as u8) | 0x80,
                     };
                 }
