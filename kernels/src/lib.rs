@@ -66,6 +66,32 @@ pub use dispatch::{
     detected_tier, CacheInfo, Tier,
 };
 
+/// A kernel of this crate that writes every element of its output slice (it panics
+/// before writing anything when the lengths disagree), so its output may be
+/// uninitialised memory: [`par::collect_vv`] and its siblings build a `Vec` with it
+/// without zeroing the allocation first. Only this crate makes these (the tables'
+/// `*_uninit` fields); [`WritesAll::get`] hands out the function.
+#[derive(Clone, Copy)]
+pub struct WritesAll<F>(pub(crate) F);
+
+impl<F: Copy> WritesAll<F> {
+    /// The kernel itself.
+    pub fn get(self) -> F {
+        self.0
+    }
+}
+
+/// Output slices of uninitialised elements, as the `*_uninit` kernels write them.
+pub type Uninit<T> = [core::mem::MaybeUninit<T>];
+/// `out[i] = a[i] op b[i]` into uninitialised memory.
+pub type VvUninit<T> = fn(a: &[T], b: &[T], out: &mut Uninit<T>);
+/// `out[i] = a[i] op s` into uninitialised memory.
+pub type VsUninit<T> = fn(a: &[T], s: T, out: &mut Uninit<T>);
+/// `out[i] = s op b[i]` into uninitialised memory.
+pub type SvUninit<T> = fn(s: T, b: &[T], out: &mut Uninit<T>);
+/// `out[i] = f(a[i])` into uninitialised memory.
+pub type MapUninit<T> = fn(a: &[T], out: &mut Uninit<T>);
+
 /// A binary elementwise operation in every operand shape a run can take.
 ///
 /// All slices passed together must have the same length; a kernel panics
@@ -77,6 +103,12 @@ pub struct BinaryOp<T> {
     pub vs: fn(a: &[T], s: T, out: &mut [T]),
     /// `out[i] = s op b[i]`
     pub sv: fn(s: T, b: &[T], out: &mut [T]),
+    /// `vv` into uninitialised memory (the same values)
+    pub vv_uninit: WritesAll<VvUninit<T>>,
+    /// `vs` into uninitialised memory (the same values)
+    pub vs_uninit: WritesAll<VsUninit<T>>,
+    /// `sv` into uninitialised memory (the same values)
+    pub sv_uninit: WritesAll<SvUninit<T>>,
     /// `acc[i] = acc[i] op b[i]`
     pub assign_vv: fn(acc: &mut [T], b: &[T]),
     /// `acc[i] = (((acc[i] op b[0][i]) op b[1][i]) op b[2][i]) op b[3][i]`: four
@@ -90,6 +122,8 @@ pub struct BinaryOp<T> {
 pub struct UnaryOp<T> {
     /// `out[i] = f(a[i])`
     pub map: fn(a: &[T], out: &mut [T]),
+    /// `map` into uninitialised memory (the same values)
+    pub map_uninit: WritesAll<MapUninit<T>>,
     /// `acc[i] = f(acc[i])`
     pub assign: fn(acc: &mut [T]),
 }

@@ -42,6 +42,9 @@ macro_rules! autovec_binary {
             autovec_kernel!($feature, scalar::$op::vv => vv(a: &[T], b: &[T], out: &mut [T]));
             autovec_kernel!($feature, scalar::$op::vs => vs(a: &[T], s: T, out: &mut [T]));
             autovec_kernel!($feature, scalar::$op::sv => sv(s: T, b: &[T], out: &mut [T]));
+            autovec_kernel!($feature, scalar::$op::vv_uninit => vv_uninit(a: &[T], b: &[T], out: &mut [core::mem::MaybeUninit<T>]));
+            autovec_kernel!($feature, scalar::$op::vs_uninit => vs_uninit(a: &[T], s: T, out: &mut [core::mem::MaybeUninit<T>]));
+            autovec_kernel!($feature, scalar::$op::sv_uninit => sv_uninit(s: T, b: &[T], out: &mut [core::mem::MaybeUninit<T>]));
             autovec_kernel!($feature, scalar::$op::assign_vv => assign_vv(acc: &mut [T], b: &[T]));
             autovec_kernel!($feature, scalar::$op::assign_vv4 => assign_vv4(acc: &mut [T], b: [&[T]; 4]));
             autovec_kernel!($feature, scalar::$op::assign_vs => assign_vs(acc: &mut [T], s: T));
@@ -56,6 +59,7 @@ macro_rules! autovec_unary {
         pub mod $op {
             use $crate::scalar;
             autovec_kernel!($feature, scalar::$op::map => map(a: &[T], out: &mut [T]));
+            autovec_kernel!($feature, scalar::$op::map_uninit => map_uninit(a: &[T], out: &mut [core::mem::MaybeUninit<T>]));
             autovec_kernel!($feature, scalar::$op::assign => assign(acc: &mut [T]));
         }
     )+};
@@ -207,6 +211,9 @@ macro_rules! tier_tables {
             vv: $op::vv,
             vs: $op::vs,
             sv: $op::sv,
+            vv_uninit: $crate::WritesAll($op::vv_uninit),
+            vs_uninit: $crate::WritesAll($op::vs_uninit),
+            sv_uninit: $crate::WritesAll($op::sv_uninit),
             assign_vv: $op::assign_vv,
             assign_vv4: $op::assign_vv4,
             assign_vs: $op::assign_vs,
@@ -215,6 +222,7 @@ macro_rules! tier_tables {
     (@unary $op:ident) => {
         $crate::UnaryOp {
             map: $op::map,
+            map_uninit: $crate::WritesAll($op::map_uninit),
             assign: $op::assign,
         }
     };

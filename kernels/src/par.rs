@@ -1,7 +1,7 @@
 //! Splitting work over the pool with disjoint mutable pieces: the safe layer the
 //! array crate's parallel drivers use, so they never need `unsafe` themselves.
 
-use crate::pool;
+use crate::{pool, MapUninit, SvUninit, Uninit, VsUninit, VvUninit, WritesAll};
 
 /// A pointer to the start of a slice, shared with the pool's workers. Each chunk
 /// index hands out a disjoint sub-slice of it.
@@ -89,6 +89,106 @@ pub fn for_each_piece_mut<U: Send>(
             f(start, piece);
         }
     });
+}
+
+/// `vv` of `a` and `b` into a new `Vec`, cut into `pieces` on the pool as
+/// [`for_each_piece_mut`] cuts (pieces starting at multiples of `align`), with no
+/// pass to zero the allocation first: the kernel writes every element.
+///
+/// # Panics
+/// When `a` and `b` differ in length (before anything is written).
+///
+/// ```
+/// use ndsimd_kernels::{par, KernelElement};
+/// let v = par::collect_vv(f64::table().add.vv_uninit, &[1.0, 2.0], &[10.0, 20.0], 1, 8);
+/// assert_eq!(v, [11.0, 22.0]);
+/// ```
+pub fn collect_vv<T: Copy + Send + Sync>(
+    k: WritesAll<VvUninit<T>>,
+    a: &[T],
+    b: &[T],
+    pieces: usize,
+    align: usize,
+) -> Vec<T> {
+    assert!(a.len() == b.len(), "kernel length mismatch");
+    let k = k.get();
+    collect(a.len(), pieces, align, &|r, out| {
+        k(&a[r.clone()], &b[r], out)
+    })
+}
+
+/// `vs` of `a` and `s` into a new `Vec` (see [`collect_vv`]).
+///
+/// ```
+/// use ndsimd_kernels::{par, KernelElement};
+/// assert_eq!(par::collect_vs(f64::table().mul.vs_uninit, &[1.0, 2.0], 3.0, 1, 8), [3.0, 6.0]);
+/// ```
+pub fn collect_vs<T: Copy + Send + Sync>(
+    k: WritesAll<VsUninit<T>>,
+    a: &[T],
+    s: T,
+    pieces: usize,
+    align: usize,
+) -> Vec<T> {
+    let k = k.get();
+    collect(a.len(), pieces, align, &|r, out| k(&a[r], s, out))
+}
+
+/// `sv` of `s` and `b` into a new `Vec` (see [`collect_vv`]).
+///
+/// ```
+/// use ndsimd_kernels::{par, KernelElement};
+/// assert_eq!(par::collect_sv(f64::table().sub.sv_uninit, 1.0, &[1.0, 2.0], 1, 8), [0.0, -1.0]);
+/// ```
+pub fn collect_sv<T: Copy + Send + Sync>(
+    k: WritesAll<SvUninit<T>>,
+    s: T,
+    b: &[T],
+    pieces: usize,
+    align: usize,
+) -> Vec<T> {
+    let k = k.get();
+    collect(b.len(), pieces, align, &|r, out| k(s, &b[r], out))
+}
+
+/// `map` of `a` into a new `Vec` (see [`collect_vv`]).
+///
+/// ```
+/// use ndsimd_kernels::{par, KernelElement};
+/// assert_eq!(par::collect_map(f64::table().neg.map_uninit, &[1.0, -2.0], 1, 8), [-1.0, 2.0]);
+/// ```
+pub fn collect_map<T: Copy + Send + Sync>(
+    k: WritesAll<MapUninit<T>>,
+    a: &[T],
+    pieces: usize,
+    align: usize,
+) -> Vec<T> {
+    let k = k.get();
+    collect(a.len(), pieces, align, &|r, out| k(&a[r], out))
+}
+
+/// A `Vec` of `n` elements, `fill(range, out)` called for pieces of `0..n` that
+/// cover it once (on the pool when `pieces > 1`). Private: every caller's `fill`
+/// runs a [`WritesAll`] kernel over its whole `out`, which is what makes the
+/// `set_len` below sound. Large buffers ask for huge pages before the first touch.
+fn collect<T: Send>(
+    n: usize,
+    pieces: usize,
+    align: usize,
+    fill: &(dyn Fn(core::ops::Range<usize>, &mut Uninit<T>) + Sync),
+) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    let spare = &mut v.spare_capacity_mut()[..n];
+    crate::mem::advise_hugepages(spare);
+    for_each_piece_mut(spare, pieces, align, &|start, piece| {
+        fill(start..start + piece.len(), piece)
+    });
+    // SAFETY: the pieces of `for_each_piece_mut` cover `0..n` exactly once, each
+    // given to `fill`, which (see above) runs a kernel that writes every element of
+    // its slice; a panic in any of them unwinds past this line (and drops `v` with
+    // length 0). So the first `n` elements are initialised.
+    unsafe { v.set_len(n) };
+    v
 }
 
 #[cfg(test)]

@@ -482,9 +482,13 @@ fn check_mismatch<T: TestFloat>() {
             let what = |case: &str| format!("{tier} {} {name} {case}", T::NAME);
             // (a, b, out) length triples, each with exactly one slice that differs.
             let cases: &[(&[T], &[T], usize)] = match kernel {
-                Kernel::Vv(_) => &[(&short, &long, 4), (&long, &short, 4), (&long, &long, 3)],
-                Kernel::Vs(_) | Kernel::Map(_) => &[(&short, &long, 4), (&long, &long, 3)],
-                Kernel::Sv(_) => &[(&long, &short, 4), (&long, &long, 3)],
+                Kernel::Vv(_) | Kernel::VvUninit(_) => {
+                    &[(&short, &long, 4), (&long, &short, 4), (&long, &long, 3)]
+                }
+                Kernel::Vs(_) | Kernel::Map(_) | Kernel::VsUninit(_) | Kernel::MapUninit(_) => {
+                    &[(&short, &long, 4), (&long, &long, 3)]
+                }
+                Kernel::Sv(_) | Kernel::SvUninit(_) => &[(&long, &short, 4), (&long, &long, 3)],
                 Kernel::AssignVv(_) | Kernel::AssignVv4(_) => {
                     &[(&long, &short, 4), (&short, &long, 3)]
                 }
@@ -504,6 +508,20 @@ fn check_mismatch<T: TestFloat>() {
             }
         }
     }
+}
+
+/// The first element where `got` and `want` differ in bits; inside `out` and when
+/// `free` (an arithmetic op, see the module doc) two NaNs count as equal.
+fn first_difference<T: TestFloat>(
+    got: &[T],
+    want: &[T],
+    out: std::ops::Range<usize>,
+    free: bool,
+) -> Option<usize> {
+    (0..got.len()).find(|&i| {
+        got[i].bits() != want[i].bits()
+            && !(free && out.contains(&i) && got[i].nan() && want[i].nan())
+    })
 }
 
 /// `assign_vv4` with four different rows (the table test above gives it one row
@@ -542,11 +560,7 @@ fn check_assign_vv4<T: TestFloat>() {
                     }
                     let mut got = acc0.clone();
                     (op.assign_vv4)(&mut got[oa..oa + len], [rows[0], rows[1], rows[2], rows[3]]);
-                    let bad = (0..got.len()).find(|&i| {
-                        let inside = (oa..oa + len).contains(&i);
-                        got[i].bits() != want[i].bits()
-                            && !(free && inside && got[i].nan() && want[i].nan())
-                    });
+                    let bad = first_difference(&got, &want, oa..oa + len, free);
                     if let Some(i) = bad {
                         failures.push(format!(
                             "{tier} {} {name}.assign_vv4 len {len} offsets {offs:?}: element {} got {:#x}, four assign_vv gave {:#x}",
@@ -589,6 +603,62 @@ fn assign_vv4_f32() {
 #[test]
 fn assign_vv4_f64() {
     check_assign_vv4::<f64>();
+}
+
+/// Each `*_uninit` kernel against its initialised form of the same tier: the same
+/// bits (any NaN where an arithmetic op meets two), every element written (the
+/// output starts as canaries) and nothing outside it, at every length and offset.
+/// (The table test above compares every tier with the oracle, but the oracle is the
+/// same loop on every tier, so a skipped element would be skipped everywhere.)
+fn check_uninit_forms<T: TestFloat>() {
+    let mut rng = XorShift(0x0dd5_eed5_1234_5678);
+    let (mut pick, mut failures) = (0usize, Vec::new());
+    for tier in available_tiers() {
+        let all = kernels(T::table_for(tier).expect("available tier has a table"));
+        for (name, k) in all.iter().filter(|(n, _)| n.ends_with("_uninit")) {
+            let base = name.trim_end_matches("_uninit");
+            let (_, init) = all
+                .iter()
+                .find(|(n, _)| n == base)
+                .expect("the initialised form");
+            let free = nan_choice_free(name);
+            for len in 0..=MAX_LEN {
+                for [oa, ob, _, oo] in offset_sets() {
+                    let mut a = vec![T::canary(); len + PAD];
+                    let mut b = vec![T::canary(); len + PAD];
+                    fill(&mut a, oa..oa + len, &mut rng, &mut pick);
+                    fill(&mut b, ob..ob + len, &mut rng, &mut pick);
+                    let (a, b) = (&a[oa..oa + len], &b[ob..ob + len]);
+                    let s = scalar_operand(pick, &mut rng);
+                    let mut want = vec![T::canary(); len + PAD];
+                    init.run(a, b, s, &mut want[oo..oo + len]);
+                    let mut got = vec![T::canary(); len + PAD];
+                    k.run(a, b, s, &mut got[oo..oo + len]);
+                    let bad = first_difference(&got, &want, oo..oo + len, free);
+                    if let Some(i) = bad {
+                        failures.push(format!(
+                            "{tier} {} {name} len {len} offsets a {oa} b {ob} out {oo}: element {} got {:#x}, {base} gave {:#x}",
+                            T::NAME,
+                            i as isize - oo as isize,
+                            got[i].bits(),
+                            want[i].bits()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    report(failures);
+}
+
+#[test]
+fn uninit_forms_f32() {
+    check_uninit_forms::<f32>();
+}
+
+#[test]
+fn uninit_forms_f64() {
+    check_uninit_forms::<f64>();
 }
 
 /// The other kernels that take several slices: `fma`, the comparisons, `dot`.

@@ -226,8 +226,24 @@ fn fast_binary_alloc<T: Element, S: Data<Elem = T>>(
     if !(contiguous && a.is_standard_layout()) {
         return None;
     }
-    let mut out = Array::zeros(a.shape());
-    fast_binary(op, a, b, &mut out).then_some(out)
+    let x = a.as_slice()?;
+    // Written straight into a fresh allocation (no zeroing pass), on the pool as
+    // `split` would cut it.
+    let v = match b {
+        Operand::Array(v) => par::collect_vv(op.vv_uninit, x, v.as_slice()?, pieces(x.len()), 8),
+        Operand::Scalar(s) => par::collect_vs(op.vs_uninit, x, *s, pieces(x.len()), 8),
+    };
+    Some(Array::from_parts_standard(a.shape(), v))
+}
+
+/// How many pieces [`split`] cuts `len` elements into.
+#[inline]
+fn pieces(len: usize) -> usize {
+    if len < 2 * PAR_MIN_ELEMS {
+        1
+    } else {
+        par::pieces(len, PAR_MIN_ELEMS)
+    }
 }
 
 /// Writes `op(a, b)` into `out` (shapes already checked: `out` has the broadcast
@@ -583,8 +599,13 @@ macro_rules! unary_methods {
             /// assert_eq!(r.shape(), &[3]);
             /// ```
             pub fn $name(&self) -> Array<T> {
+                let op = &table::<T>().$name;
+                if let Some(x) = self.as_slice() {
+                    let v = par::collect_map(op.map_uninit, x, pieces(x.len()), 8);
+                    return Array::from_parts_standard(self.shape(), v);
+                }
                 let mut out = Array::zeros(self.shape());
-                unary_exec(&table::<T>().$name, &self.view(), &mut out);
+                unary_exec(op, &self.view(), &mut out);
                 out
             }
 
@@ -706,6 +727,11 @@ macro_rules! impl_operators {
         impl<'a, S: Data<Elem = $t>> std::ops::$Trait<&'a ArrayBase<S>> for $t {
             type Output = Array<$t>;
             fn $method(self, rhs: &'a ArrayBase<S>) -> Array<$t> {
+                let op = &table::<$t>().$name;
+                if let Some(y) = rhs.as_slice() {
+                    let v = par::collect_sv(op.sv_uninit, self, y, pieces(y.len()), 8);
+                    return Array::from_parts_standard(rhs.shape(), v);
+                }
                 let mut out = Array::<$t>::zeros(rhs.shape());
                 binary_exec(
                     &table::<$t>().$name,

@@ -63,6 +63,30 @@ macro_rules! binary_oracle {
                     *o = one(s, y);
                 }
             }
+            /// [`vv`] into uninitialised memory: writes every element of `out`
+            #[inline(always)]
+            pub fn vv_uninit<T: Arith>(a: &[T], b: &[T], out: &mut [core::mem::MaybeUninit<T>]) {
+                assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
+                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                    o.write(one(x, y));
+                }
+            }
+            /// [`vs`] into uninitialised memory: writes every element of `out`
+            #[inline(always)]
+            pub fn vs_uninit<T: Arith>(a: &[T], s: T, out: &mut [core::mem::MaybeUninit<T>]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                for (o, &x) in out.iter_mut().zip(a) {
+                    o.write(one(x, s));
+                }
+            }
+            /// [`sv`] into uninitialised memory: writes every element of `out`
+            #[inline(always)]
+            pub fn sv_uninit<T: Arith>(s: T, b: &[T], out: &mut [core::mem::MaybeUninit<T>]) {
+                assert!(b.len() == out.len(), "kernel length mismatch");
+                for (o, &y) in out.iter_mut().zip(b) {
+                    o.write(one(s, y));
+                }
+            }
             /// `acc[i] = acc[i] op b[i]`
             #[inline(always)]
             pub fn assign_vv<T: Arith>(acc: &mut [T], b: &[T]) {
@@ -112,6 +136,14 @@ macro_rules! unary_oracle {
                 assert!(a.len() == out.len(), "kernel length mismatch");
                 for (o, &x) in out.iter_mut().zip(a) {
                     *o = one(x);
+                }
+            }
+            /// [`map`] into uninitialised memory: writes every element of `out`
+            #[inline(always)]
+            pub fn map_uninit<T: Arith>(a: &[T], out: &mut [core::mem::MaybeUninit<T>]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                for (o, &x) in out.iter_mut().zip(a) {
+                    o.write(one(x));
                 }
             }
             /// `acc[i] = f(acc[i])`

@@ -7,7 +7,7 @@
 pub mod fenced;
 
 use ndsimd_kernels::scalar::{self, Arith};
-use ndsimd_kernels::{BinaryOp, ByteTable, KernelElement, Table, Tier};
+use ndsimd_kernels::{BinaryOp, ByteTable, KernelElement, Table, Tier, Uninit};
 use std::fmt::Debug;
 
 /// The widest vector in f32 lanes (AVX-512): lengths up to `3 * W + 3` cover every
@@ -169,6 +169,11 @@ pub enum Kernel<T: 'static> {
     Vv(fn(&[T], &[T], &mut [T])),
     Vs(fn(&[T], T, &mut [T])),
     Sv(fn(T, &[T], &mut [T])),
+    /// The `*_uninit` forms, run on an initialised output (see [`as_uninit`]).
+    VvUninit(fn(&[T], &[T], &mut Uninit<T>)),
+    VsUninit(fn(&[T], T, &mut Uninit<T>)),
+    SvUninit(fn(T, &[T], &mut Uninit<T>)),
+    MapUninit(fn(&[T], &mut Uninit<T>)),
     AssignVv(fn(&mut [T], &[T])),
     /// `assign_vv4`, run with `b` as each of its four rows (the dedicated test in
     /// `bit_identity.rs` gives it four different rows).
@@ -185,10 +190,12 @@ impl<T: Copy> Kernel<T> {
         match self {
             // `assign_vv4` with four equal rows: `op(op(op(op(a, b), b), b), b)`, which
             // for `maximum`/`minimum` is `op(a, b)`, and a NaN result is one of them.
-            Kernel::Vv(_) | Kernel::AssignVv(_) | Kernel::AssignVv4(_) => Some((a[i], b[i])),
-            Kernel::Vs(_) | Kernel::AssignVs(_) => Some((a[i], s)),
-            Kernel::Sv(_) => Some((s, b[i])),
-            Kernel::Map(_) | Kernel::Assign(_) => None,
+            Kernel::Vv(_) | Kernel::VvUninit(_) | Kernel::AssignVv(_) | Kernel::AssignVv4(_) => {
+                Some((a[i], b[i]))
+            }
+            Kernel::Vs(_) | Kernel::VsUninit(_) | Kernel::AssignVs(_) => Some((a[i], s)),
+            Kernel::Sv(_) | Kernel::SvUninit(_) => Some((s, b[i])),
+            Kernel::Map(_) | Kernel::MapUninit(_) | Kernel::Assign(_) => None,
         }
     }
 
@@ -199,6 +206,10 @@ impl<T: Copy> Kernel<T> {
             Kernel::Vv(f) => f(a, b, out),
             Kernel::Vs(f) => f(a, s, out),
             Kernel::Sv(f) => f(s, b, out),
+            Kernel::VvUninit(f) => f(a, b, as_uninit(out)),
+            Kernel::VsUninit(f) => f(a, s, as_uninit(out)),
+            Kernel::SvUninit(f) => f(s, b, as_uninit(out)),
+            Kernel::MapUninit(f) => f(a, as_uninit(out)),
             Kernel::AssignVv(f) => {
                 out.copy_from_slice(a);
                 f(out, b)
@@ -218,6 +229,16 @@ impl<T: Copy> Kernel<T> {
             }
         }
     }
+}
+
+/// An initialised output seen as the uninitialised memory a `*_uninit` kernel
+/// writes: the test then reads what it wrote, and what it did not write (outside its
+/// slice) keeps its canaries.
+pub fn as_uninit<T>(out: &mut [T]) -> &mut Uninit<T> {
+    // SAFETY: `MaybeUninit<T>` has `T`'s size and alignment, and the kernels write
+    // only initialised `T` values through it, so `out` stays initialised for the
+    // caller.
+    unsafe { &mut *(out as *mut [T] as *mut Uninit<T>) }
 }
 
 /// The binary operations of a table with their names, in a fixed order.
@@ -240,6 +261,18 @@ pub fn kernels<T>(t: &Table<T>) -> Vec<(String, Kernel<T>)> {
         v.push((format!("{name}.vv"), Kernel::Vv(op.vv)));
         v.push((format!("{name}.vs"), Kernel::Vs(op.vs)));
         v.push((format!("{name}.sv"), Kernel::Sv(op.sv)));
+        v.push((
+            format!("{name}.vv_uninit"),
+            Kernel::VvUninit(op.vv_uninit.get()),
+        ));
+        v.push((
+            format!("{name}.vs_uninit"),
+            Kernel::VsUninit(op.vs_uninit.get()),
+        ));
+        v.push((
+            format!("{name}.sv_uninit"),
+            Kernel::SvUninit(op.sv_uninit.get()),
+        ));
         v.push((format!("{name}.assign_vv"), Kernel::AssignVv(op.assign_vv)));
         v.push((
             format!("{name}.assign_vv4"),
@@ -249,6 +282,10 @@ pub fn kernels<T>(t: &Table<T>) -> Vec<(String, Kernel<T>)> {
     }
     for (name, op) in [("neg", &t.neg), ("abs", &t.abs), ("sqrt", &t.sqrt)] {
         v.push((format!("{name}.map"), Kernel::Map(op.map)));
+        v.push((
+            format!("{name}.map_uninit"),
+            Kernel::MapUninit(op.map_uninit.get()),
+        ));
         v.push((format!("{name}.assign"), Kernel::Assign(op.assign)));
     }
     v
