@@ -27,14 +27,16 @@ use crate::pool;
 /// by 2.5x.
 pub(crate) const SMALL_MAX: usize = 1024;
 
-/// Products with `m * n * k` at most this take the direct path (`direct.rs`) when
-/// B's and C's rows (or A's and C's columns) are contiguous and hold a whole vector.
-/// Measured on the AVX2 tier (f64, one thread, row-major, medians of 7 interleaved
-/// runs against the packed path): 4-6x faster up to 12³, 2.9x at 16³, 1.7x at 32³,
-/// 1.35x at 56³, even at 64³ (1.04) and behind from 80³ (0.99, 0.85 at 96³). Shapes
-/// of about 56³ multiply-adds whose B does not fit in L1 (24x96x76) are even; the
+/// Products with `m * n * k * size_of::<T>()` at most this many bytes take the direct
+/// path (`direct.rs`) when B's and C's rows (or A's and C's columns) are contiguous
+/// and hold a whole vector: 64³ multiply-adds in f64, about 80³ in f32. Measured on
+/// the AVX2 tier (one thread, row-major, medians of 7 interleaved runs against the
+/// packed path), f64: 4-6x faster up to 12³, 2.9x at 16³, 1.7x at 32³, 1.35x at 56³,
+/// 1.04-1.08x at 64³, even at 80³ (0.99-1.02) and behind at 96³ (0.85-0.99); f32:
+/// 2.2x at 24-32³, 1.28x at 64³, 1.15-1.19x at 72-80³, 0.88x at 96³. Shapes of
+/// about 56³ multiply-adds whose B does not fit in L1 (24x96x76) are even; the
 /// others win by 1.15-1.8x.
-pub(crate) const DIRECT_MAX: usize = 56 * 56 * 56;
+pub(crate) const DIRECT_MAX_BYTES: usize = 64 * 64 * 64 * 8;
 
 /// Products with `m * n * k` below this run on the calling thread only. Measured with
 /// 2 threads (AVX2 f64, square, medians of three interleaved runs): at n = 32 the split
@@ -101,7 +103,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         };
         let default = tuning.small_path.is_none()
             && volume > SMALL_MAX
-            && volume <= DIRECT_MAX
+            && volume.saturating_mul(size_of::<T>()) <= DIRECT_MAX_BYTES
             && f.1 >= kern.lanes
             && within_kc();
         tuning.direct_path.unwrap_or(default)
