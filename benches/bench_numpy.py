@@ -168,7 +168,10 @@ def build_cases(rng):
     yield [
         Case("add_row", "out", "f64", f"{rows}x{cols}", "np.add(m, r, out=o)",
              {"np": np, "m": m, "r": row, "o": o}, (m, row),
-             (2 * rows * cols + cols) * 8, rows * cols)
+             (2 * rows * cols + cols) * 8, rows * cols),
+        Case("add_row", "alloc", "f64", f"{rows}x{cols}", "m + r",
+             {"np": np, "m": m, "r": row}, (m, row),
+             (2 * rows * cols + cols) * 8, rows * cols),
     ]
 
 

@@ -134,6 +134,16 @@ fn run_op(name: &str, a: &ArrayView<f64>, b: &ArrayView<f64>) -> Result<Array<f6
     }
 }
 
+/// `a op b` through the operator (`&a + &b`, ...).
+fn operator(name: &str, a: &ArrayView<f64>, b: &ArrayView<f64>) -> Array<f64> {
+    match name {
+        "add" => a + b,
+        "sub" => a - b,
+        "mul" => a * b,
+        _ => a / b,
+    }
+}
+
 fn run_into(
     name: &str,
     a: &ArrayView<f64>,
@@ -234,12 +244,7 @@ fn broadcasting_every_form_matches_reference() {
                 }
 
                 // Operators.
-                let op = match name {
-                    "add" => &a + &b,
-                    "sub" => &a - &b,
-                    "mul" => &a * &b,
-                    _ => &a / &b,
-                };
+                let op = operator(name, &a, &b);
                 check(&op.to_vec(), &want, &format!("{what} operator"));
             }
         }
@@ -749,6 +754,50 @@ fn parallel_elementwise_matches_one_thread() {
             .iter()
             .zip(y.iter())
             .all(|(p, q)| p.to_bits() == q.to_bits()));
+    }
+}
+
+/// New broadcast results with runs long enough to be written straight into a fresh
+/// allocation (no zeroing pass): every way an operand can lie along the run (a row
+/// of the result, a broadcast row, one value per run on either side), 2-D and 3-D,
+/// small and large enough for the pool, every operation and the operators, on one
+/// thread and on the pool, against the index-by-index reference.
+#[test]
+fn long_runs_broadcast_into_new_arrays() {
+    use ndsimd::kernels::pool::with_threads;
+    let mut rng = Rng(0x5eed_0fb0_a5a5);
+    let pairs: [(&[usize], &[usize]); 10] = [
+        (&[5, 100], &[100]),
+        (&[100], &[5, 100]),
+        (&[5, 100], &[5, 1]),
+        (&[5, 1], &[5, 100]),
+        (&[1, 100], &[7, 1]),
+        (&[7, 1], &[1, 100]),
+        (&[3, 4, 70], &[4, 70]),
+        (&[3, 1, 70], &[1, 4, 70]),
+        (&[4, 1, 1], &[1, 3, 80]),
+        (&[300, 200], &[300, 1]),
+    ];
+    for (sa, sb) in pairs {
+        let na: usize = sa.iter().product();
+        let nb: usize = sb.iter().product();
+        let a = Array::from_shape_vec(sa, (0..na).map(|_| value(&mut rng)).collect()).unwrap();
+        let b = Array::from_shape_vec(sb, (0..nb).map(|_| value(&mut rng)).collect()).unwrap();
+        for (name, f) in OPS {
+            let (shape, want) = reference(&a.view(), &b.view(), f).unwrap();
+            let what = format!("{name} {sa:?} {sb:?}");
+            for threads in [1, 2] {
+                let got = with_threads(threads, || run_op(name, &a.view(), &b.view()).unwrap());
+                assert_eq!(got.shape(), &shape[..], "{what}");
+                check(&got.to_vec(), &want, &format!("{what} {threads} thread(s)"));
+            }
+            let op = operator(name, &a.view(), &b.view());
+            check(&op.to_vec(), &want, &format!("{what} operator"));
+        }
+        let (shape, want) = reference(&a.view(), &b.view(), np_maximum).unwrap();
+        let got = a.maximum(&b).unwrap();
+        assert_eq!(got.shape(), &shape[..]);
+        check(&got.to_vec(), &want, &format!("maximum {sa:?} {sb:?}"));
     }
 }
 

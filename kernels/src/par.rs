@@ -1,7 +1,7 @@
 //! Splitting work over the pool with disjoint mutable pieces: the safe layer the
 //! array crate's parallel drivers use, so they never need `unsafe` themselves.
 
-use crate::{pool, MapUninit, SvUninit, Uninit, VsUninit, VvUninit, WritesAll};
+use crate::{pool, BinaryOp, MapUninit, SvUninit, Uninit, VsUninit, VvUninit, WritesAll};
 
 /// A pointer to the start of a slice, shared with the pool's workers. Each chunk
 /// index hands out a disjoint sub-slice of it.
@@ -167,10 +167,89 @@ pub fn collect_map<T: Copy + Send + Sync>(
     collect(a.len(), pieces, align, &|r, out| k(&a[r], out))
 }
 
+/// One input of a run of a binary operation: `len` elements, or one value repeated
+/// (an operand broadcast along the run).
+#[derive(Clone, Copy, Debug)]
+pub enum RunArg<'a, T> {
+    /// The run's elements.
+    Slice(&'a [T]),
+    /// One value for every element of the run.
+    Value(T),
+}
+
+/// `rows` runs of `len` elements of `op` into a new row-major `Vec` (row `r` at
+/// `r * len`), with no pass to zero the allocation first; the rows are cut over the
+/// pool into `pieces` of whole rows. `args(rows, emit)` must call `emit(x, y)` once
+/// for each row of `rows`, in order, with that row's inputs (NumPy's broadcasting
+/// of a row over a matrix is `(Slice(matrix row), Slice(row))`; a column,
+/// `(Slice(matrix row), Value(column element))`).
+///
+/// # Panics
+/// When `args` emits more or fewer rows than asked, or a slice whose length is not
+/// `len` (before the result exists: nothing is returned half-written).
+///
+/// ```
+/// use ndsimd_kernels::{par::{self, RunArg}, KernelElement};
+/// let m = [1.0, 2.0, 3.0, 4.0]; // 2 x 2
+/// let row = [10.0, 20.0];
+/// let v = par::collect_rows(&f64::table().add, 2, 2, 1, &|rows, emit| {
+///     for r in rows {
+///         emit(RunArg::Slice(&m[2 * r..2 * r + 2]), RunArg::Slice(&row));
+///     }
+/// });
+/// assert_eq!(v, [11.0, 22.0, 13.0, 24.0]);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn collect_rows<'a, T: Copy + Send + Sync + 'a>(
+    op: &BinaryOp<T>,
+    rows: usize,
+    len: usize,
+    pieces: usize,
+    args: &(dyn Fn(core::ops::Range<usize>, &mut dyn FnMut(RunArg<'a, T>, RunArg<'a, T>)) + Sync),
+) -> Vec<T> {
+    let n = rows
+        .checked_mul(len)
+        .expect("collect_rows: rows * len overflows");
+    if n == 0 {
+        return Vec::new();
+    }
+    let (vv, vs, sv) = (op.vv_uninit.get(), op.vs_uninit.get(), op.sv_uninit.get());
+    collect(n, pieces, len, &|r, out| {
+        // Pieces start at multiples of `len` and `n` is one: whole rows.
+        assert!(
+            r.start % len == 0 && r.len() % len == 0,
+            "collect_rows: a partial row"
+        );
+        let (first, count) = (r.start / len, r.len() / len);
+        let mut done = 0;
+        args(first..first + count, &mut |x, y| {
+            assert!(done < count, "collect_rows: more rows emitted than asked");
+            let o = &mut out[done * len..(done + 1) * len];
+            match (x, y) {
+                (RunArg::Slice(x), RunArg::Slice(y)) => vv(x, y, o),
+                (RunArg::Slice(x), RunArg::Value(y)) => vs(x, y, o),
+                (RunArg::Value(x), RunArg::Slice(y)) => sv(x, y, o),
+                (RunArg::Value(x), RunArg::Value(y)) => {
+                    // One value for the whole row: the kernel on one element.
+                    let mut one = [core::mem::MaybeUninit::uninit()];
+                    vs(&[x], y, &mut one);
+                    // SAFETY: `vs` wrote the one element (a `WritesAll` kernel).
+                    let v = unsafe { one[0].assume_init() };
+                    o.iter_mut().for_each(|e| {
+                        e.write(v);
+                    });
+                }
+            }
+            done += 1;
+        });
+        assert!(done == count, "collect_rows: fewer rows emitted than asked");
+    })
+}
+
 /// A `Vec` of `n` elements, `fill(range, out)` called for pieces of `0..n` that
-/// cover it once (on the pool when `pieces > 1`). Private: every caller's `fill`
-/// runs a [`WritesAll`] kernel over its whole `out`, which is what makes the
-/// `set_len` below sound. Large buffers ask for huge pages before the first touch.
+/// cover it once (on the pool when `pieces > 1`; pieces start at multiples of
+/// `align`). Private: every caller's `fill` writes its whole `out` with
+/// [`WritesAll`] kernels or panics, which is what makes the `set_len` below sound. Large buffers ask for huge pages before the first touch.
 fn collect<T: Send>(
     n: usize,
     pieces: usize,
@@ -184,9 +263,10 @@ fn collect<T: Send>(
         fill(start..start + piece.len(), piece)
     });
     // SAFETY: the pieces of `for_each_piece_mut` cover `0..n` exactly once, each
-    // given to `fill`, which (see above) runs a kernel that writes every element of
-    // its slice; a panic in any of them unwinds past this line (and drops `v` with
-    // length 0). So the first `n` elements are initialised.
+    // given to `fill`, which (see above) writes every element of its slice with
+    // `WritesAll` kernels (or `MaybeUninit::write`), or panics; a panic in any of
+    // them unwinds past this line (and drops `v` with length 0). So the first `n`
+    // elements are initialised.
     unsafe { v.set_len(n) };
     v
 }

@@ -236,6 +236,54 @@ fn fast_binary_alloc<T: Element, S: Data<Elem = T>>(
     Some(Array::from_parts_standard(a.shape(), v))
 }
 
+/// Runs shorter than this are not worth a kernel call each when writing a new
+/// broadcast result: those take the zeroed buffer and the engine's blocks.
+const ALLOC_MIN_RUN: usize = 64;
+
+/// The allocating form of a broadcast binary operation (the result of `shape`, new
+/// and so in standard layout): each run of the plan written straight into a fresh
+/// allocation by the kernels' `*_uninit` forms (no zeroing pass), runs cut over the
+/// pool as the `_into` form cuts them. `None` (the caller then zeroes and runs the
+/// engine) when an input is strided along the run, the runs are short, or the
+/// result is empty.
+fn broadcast_alloc<T: Element>(
+    op: &BinaryOp<T>,
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    shape: &[usize],
+) -> Option<Array<T>> {
+    let scalar = |o: &Operand<'_, T>| match o {
+        Operand::Scalar(x) => [*x],
+        _ => [T::default()],
+    };
+    let (sa, sb) = (scalar(a), scalar(b));
+    let pa = prepare(a, &sa, shape);
+    let pb = prepare(b, &sb, shape);
+    let out_strides = crate::dim::c_strides(shape);
+    let plan = Plan::new(
+        shape,
+        [0, pa.offset, pb.offset],
+        [&out_strides, &pa.strides, &pb.strides],
+    )?;
+    let (len, [so, sta, stb]) = plan.run();
+    let direct = |st: isize| st == 0 || st == 1;
+    if so != 1 || !direct(sta) || !direct(stb) || len < ALLOC_MIN_RUN {
+        return None;
+    }
+    let runs = plan.runs();
+    let arg = |data, off: usize, stride| match src(data, off as isize, stride, len, &mut []) {
+        Src::V(v) => par::RunArg::Slice(v),
+        Src::S(x) => par::RunArg::Value(x),
+    };
+    let (plan, pa, pb) = (&plan, &pa, &pb);
+    let v = par::collect_rows(op, runs, len, pieces(runs * len), &|rows, emit| {
+        plan.for_each_run_in(rows.start, rows.end, |[_, oa, ob]| {
+            emit(arg(pa.data, oa, sta), arg(pb.data, ob, stb))
+        })
+    });
+    Some(Array::from_parts_standard(shape, v))
+}
+
 /// How many pieces [`split`] cuts `len` elements into.
 #[inline]
 fn pieces(len: usize) -> usize {
@@ -510,6 +558,10 @@ macro_rules! binary_methods {
                     return Ok(out);
                 }
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
+                let lhs = Operand::Array(self.view());
+                if let Some(out) = broadcast_alloc(&table::<T>().$field, &lhs, &rhs, &shape) {
+                    return Ok(out);
+                }
                 let mut out = Array::zeros(&shape);
                 binary_exec(&table::<T>().$field, &Operand::Array(self.view()), &rhs, &mut out);
                 Ok(out)

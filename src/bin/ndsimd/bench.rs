@@ -919,6 +919,22 @@ fn single(opts: &Options) {
             &mut || m.add_into(&row, black_box(&mut out)).unwrap(),
             &mut || (c.read1_write1_f64)(sm, black_box(&mut scratch)),
         );
+        // The allocating form, against the same op into a preallocated output.
+        same(
+            m.add(&row).unwrap().as_slice().unwrap(),
+            &want,
+            "row broadcast",
+        );
+        r.row(
+            "row broadcast",
+            rows * cols,
+            16 * rows * cols,
+            "into",
+            &mut || {
+                black_box(m.add(&row).unwrap());
+            },
+            &mut || m.add_into(&row, black_box(&mut out)).unwrap(),
+        );
     }
     r.finish();
 }
