@@ -280,12 +280,12 @@ binary_oracle!(
     /// NumPy's `maximum`: `x` if `x` is NaN, else `x > y ? x : y`. The result is one of
     /// the inputs bit for bit: a NaN in either propagates (the first one when both
     /// are), and equal inputs (`-0` and `+0` included) give `y`.
-    maximum, |x, y| if x.is_nan() || x > y { x } else { y }
+    maximum, |x, y| if x.is_nan() | (x > y) { x } else { y }
 );
 binary_oracle!(
     /// NumPy's `minimum`: `x` if `x` is NaN, else `x < y ? x : y` (same rules as
     /// [`maximum`]).
-    minimum, |x, y| if x.is_nan() || x < y { x } else { y }
+    minimum, |x, y| if x.is_nan() | (x < y) { x } else { y }
 );
 
 unary_oracle!(
