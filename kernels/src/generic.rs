@@ -375,11 +375,13 @@ pub trait ByteVec: Copy {
     unsafe fn is_zero(a: Self) -> bool;
 }
 
-/// [`scalar::count_byte`]: four byte counters per lane, each of which counts up by one
-/// per step (`0 - 0xff` is `+1`) and is emptied before it can wrap.
+/// [`scalar::count_byte`]: eight byte counters per lane, each of which counts up by
+/// one per step (`0 - 0xff` is `+1`) and is emptied before it can wrap. Eight, not
+/// four, vectors a step: from memory (64 MiB, `ndsimd bench --filter count_byte_in`,
+/// three alternations) 0.83–0.96 of the read ceiling against 0.77–0.86 with four.
 #[inline(always)]
 pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
-    const B: usize = 4;
+    const B: usize = 8;
     let (n, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
     let step = B * V::N;
     let (mut i, mut total) = (0, 0);
