@@ -661,6 +661,54 @@ fn uninit_forms_f64() {
     check_uninit_forms::<f64>();
 }
 
+/// The in-place `maximum`/`minimum` forms go through a 64-element stack block (see
+/// `scalar::maximum`): lengths across one and two blocks, on every tier, against the
+/// contract element by element (`MAX_LEN` above stays inside one block).
+fn check_staged_select<T: TestFloat>() {
+    let mut rng = XorShift(0x7a11_b10c_5e1e_c7ed);
+    let (mut pick, mut failures) = (0usize, Vec::new());
+    for tier in available_tiers() {
+        let all = kernels(T::table_for(tier).expect("available tier has a table"));
+        let staged = all.iter().filter(|(n, _)| {
+            (n.starts_with("maximum.assign") || n.starts_with("minimum.assign"))
+                && !n.ends_with("vv4")
+        });
+        for (name, k) in staged {
+            for len in [63usize, 64, 65, 127, 128, 129, 200] {
+                let mut a = vec![T::canary(); len];
+                let mut b = vec![T::canary(); len];
+                fill(&mut a, 0..len, &mut rng, &mut pick);
+                fill(&mut b, 0..len, &mut rng, &mut pick);
+                let s = scalar_operand(pick, &mut rng);
+                let mut got = vec![T::canary(); len];
+                k.run(&a, &b, s, &mut got);
+                for i in 0..len {
+                    let want = elementwise_ref(name, k.operands(&a, &b, s, i), a[i]);
+                    if want.is_some_and(|w| w.bits() != got[i].bits()) {
+                        failures.push(format!(
+                            "{tier} {} {name} len {len}: element {i} got {:#x}, want {:#x}",
+                            T::NAME,
+                            got[i].bits(),
+                            want.unwrap().bits()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    report(failures);
+}
+
+#[test]
+fn staged_select_f32() {
+    check_staged_select::<f32>();
+}
+
+#[test]
+fn staged_select_f64() {
+    check_staged_select::<f64>();
+}
+
 /// The other kernels that take several slices: `fma`, the comparisons, `dot`.
 fn check_mismatch_others<T: TestFloat>() {
     let x = T::edges()[12]; // 1.0
