@@ -183,8 +183,10 @@ unsafe fn dot_with<V: FloatVec>(a: &[V::T], b: &[V::T], mac: impl Fn(V, V, V) ->
     )
 }
 
-/// [`scalar::dot`] (each product rounded, then added) bit for bit.
+/// [`scalar::dot`] (each product rounded, then added) bit for bit. Only the SSE2
+/// tier uses it (every other tier has FMA), so it is unused on aarch64.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) unsafe fn dot<V: FloatVec>(a: &[V::T], b: &[V::T]) -> V::T {
     dot_with::<V>(a, b, |x, y, acc| V::add(acc, V::mul(x, y)))
 }
