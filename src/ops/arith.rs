@@ -82,6 +82,15 @@ pub(crate) struct Prepared<'a, T: DType> {
     pub(crate) strides: crate::dim::Strides,
 }
 
+/// The one-element storage [`prepare`] reads a scalar operand from (unused for an
+/// array).
+pub(crate) fn scalar_slot<T: DType>(o: &Operand<'_, T>) -> [T; 1] {
+    match o {
+        Operand::Scalar(x) => [*x],
+        Operand::Array(_) => [T::default()],
+    }
+}
+
 pub(crate) fn prepare<'a, T: DType>(
     op: &'a Operand<'a, T>,
     scalar: &'a [T; 1],
@@ -101,20 +110,17 @@ pub(crate) fn prepare<'a, T: DType>(
     }
 }
 
-/// One input along a run: a slice or a constant.
-#[derive(Clone, Copy)]
-pub(crate) enum Src<'a, T> {
-    V(&'a [T]),
-    S(T),
-}
+/// One input along a run: a slice or a constant (the kernels crate's type, so the
+/// allocating forms hand runs to `par::collect_rows` as they are).
+pub(crate) use ndsimd_kernels::par::RunArg as Src;
 
 #[inline]
 fn call_binary<T: Copy>(op: &BinaryOp<T>, a: Src<'_, T>, b: Src<'_, T>, out: &mut [T]) {
     match (a, b) {
-        (Src::V(a), Src::V(b)) => (op.vv)(a, b, out),
-        (Src::V(a), Src::S(s)) => (op.vs)(a, s, out),
-        (Src::S(s), Src::V(b)) => (op.sv)(s, b, out),
-        (Src::S(x), Src::S(y)) => {
+        (Src::Slice(a), Src::Slice(b)) => (op.vv)(a, b, out),
+        (Src::Slice(a), Src::Value(s)) => (op.vs)(a, s, out),
+        (Src::Value(s), Src::Slice(b)) => (op.sv)(s, b, out),
+        (Src::Value(x), Src::Value(y)) => {
             let mut r = [x];
             (op.assign_vs)(&mut r, y);
             out.fill(r[0]);
@@ -133,19 +139,19 @@ pub(crate) fn src<'a, T: Copy>(
     buf: &'a mut [T],
 ) -> Src<'a, T> {
     match stride {
-        0 => Src::S(data[off as usize]),
-        1 => Src::V(&data[off as usize..off as usize + n]),
+        0 => Src::Value(data[off as usize]),
+        1 => Src::Slice(&data[off as usize..off as usize + n]),
         _ => {
             gather(data, off as usize, stride, &mut buf[..n]);
-            Src::V(&buf[..n])
+            Src::Slice(&buf[..n])
         }
     }
 }
 
 fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
     match o {
-        Operand::Scalar(x) => Some(Src::S(*x)),
-        Operand::Array(v) => v.as_slice().map(Src::V),
+        Operand::Scalar(x) => Some(Src::Value(*x)),
+        Operand::Array(v) => v.as_slice().map(Src::Slice),
     }
 }
 
@@ -160,13 +166,7 @@ pub(crate) const PAR_MIN_ELEMS: usize = 1 << 13;
 /// at multiples of 8 elements (whole cache lines for `f64` when `out` is aligned).
 #[inline]
 pub(crate) fn split<U: Send>(out: &mut [U], f: &(dyn Fn(std::ops::Range<usize>, &mut [U]) + Sync)) {
-    // Below two pieces whatever the pool's size: skip the pool lookup, which costs
-    // a fair part of a 1Ki-element kernel.
-    if out.len() < 2 * PAR_MIN_ELEMS {
-        let n = out.len();
-        return f(0..n, out);
-    }
-    let pieces = par::pieces(out.len(), PAR_MIN_ELEMS);
+    let pieces = pieces(out.len());
     if pieces <= 1 {
         let n = out.len();
         return f(0..n, out);
@@ -252,11 +252,7 @@ fn broadcast_alloc<T: Element>(
     b: &Operand<'_, T>,
     shape: &[usize],
 ) -> Option<Array<T>> {
-    let scalar = |o: &Operand<'_, T>| match o {
-        Operand::Scalar(x) => [*x],
-        _ => [T::default()],
-    };
-    let (sa, sb) = (scalar(a), scalar(b));
+    let (sa, sb) = (scalar_slot(a), scalar_slot(b));
     let pa = prepare(a, &sa, shape);
     let pb = prepare(b, &sb, shape);
     let out_strides = crate::dim::c_strides(shape);
@@ -271,10 +267,7 @@ fn broadcast_alloc<T: Element>(
         return None;
     }
     let runs = plan.runs();
-    let arg = |data, off: usize, stride| match src(data, off as isize, stride, len, &mut []) {
-        Src::V(v) => par::RunArg::Slice(v),
-        Src::S(x) => par::RunArg::Value(x),
-    };
+    let arg = |data, off: usize, stride| src(data, off as isize, stride, len, &mut []);
     let (plan, pa, pb) = (&plan, &pa, &pb);
     let v = par::collect_rows(op, runs, len, pieces(runs * len), &|rows, emit| {
         plan.for_each_run_in(rows.start, rows.end, |[_, oa, ob]| {
@@ -284,7 +277,8 @@ fn broadcast_alloc<T: Element>(
     Some(Array::from_parts_standard(shape, v))
 }
 
-/// How many pieces [`split`] cuts `len` elements into.
+/// How many pieces [`split`] cuts `len` elements into. Below two pieces whatever the
+/// pool's size it skips the pool lookup, which costs a fair part of a 1Ki kernel.
 #[inline]
 fn pieces(len: usize) -> usize {
     if len < 2 * PAR_MIN_ELEMS {
@@ -328,16 +322,7 @@ pub(crate) fn zip_exec<T: DType, U: DType>(
         }
     }
 
-    let (sa, sb) = (
-        [match a {
-            Operand::Scalar(x) => *x,
-            _ => T::default(),
-        }],
-        [match b {
-            Operand::Scalar(x) => *x,
-            _ => T::default(),
-        }],
-    );
+    let (sa, sb) = (scalar_slot(a), scalar_slot(b));
     let pa = prepare(a, &sa, &shape);
     let pb = prepare(b, &sb, &shape);
     let out_off = out.offset;
@@ -406,10 +391,7 @@ fn assign_exec<T: Element>(
     b: &Operand<'_, T>,
 ) {
     let shape = acc.dim.clone();
-    let sb = [match b {
-        Operand::Scalar(x) => *x,
-        _ => T::zero(),
-    }];
+    let sb = scalar_slot(b);
     let pb = prepare(b, &sb, &shape);
     let acc_off = acc.offset;
     let acc_strides = acc.strides.clone();
@@ -438,8 +420,8 @@ fn assign_exec<T: Element>(
                 &mut bacc[..n]
             };
             match ib {
-                Src::V(v) => (op.assign_vv)(target, v),
-                Src::S(s) => (op.assign_vs)(target, s),
+                Src::Slice(v) => (op.assign_vv)(target, v),
+                Src::Value(s) => (op.assign_vs)(target, s),
             }
             if sacc != 1 {
                 scatter(ad, start, sacc, &bacc[..n]);
@@ -481,10 +463,10 @@ fn unary_exec<T: Element>(
             };
             let d = done as isize;
             let ia = match src(a.data, oa as isize + d * sa, sa, n, &mut ba) {
-                Src::V(v) => v,
+                Src::Slice(v) => v,
                 // A stride-0 input along the output's run cannot happen for a
                 // same-shape unary op; treat it as a gather anyway.
-                Src::S(_) => {
+                Src::Value(_) => {
                     gather(a.data, (oa as isize + d * sa) as usize, sa, &mut ba[..n]);
                     &ba[..n]
                 }
@@ -563,7 +545,7 @@ macro_rules! binary_methods {
                     return Ok(out);
                 }
                 let mut out = Array::zeros(&shape);
-                binary_exec(&table::<T>().$field, &Operand::Array(self.view()), &rhs, &mut out);
+                binary_exec(&table::<T>().$field, &lhs, &rhs, &mut out);
                 Ok(out)
             }
 

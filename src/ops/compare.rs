@@ -17,10 +17,10 @@ fn call_cmp<T: Copy>(
     out: &mut [bool],
 ) {
     match (a, b) {
-        (Src::V(a), Src::V(b)) => (op.vv)(a, b, out),
-        (Src::V(a), Src::S(s)) => (op.vs)(a, s, out),
-        (Src::S(s), Src::V(b)) => (mirror.vs)(b, s, out),
-        (Src::S(x), Src::S(y)) => {
+        (Src::Slice(a), Src::Slice(b)) => (op.vv)(a, b, out),
+        (Src::Slice(a), Src::Value(s)) => (op.vs)(a, s, out),
+        (Src::Value(s), Src::Slice(b)) => (mirror.vs)(b, s, out),
+        (Src::Value(x), Src::Value(y)) => {
             let mut r = [false];
             (op.vs)(&[x], y, &mut r);
             out.fill(r[0]);

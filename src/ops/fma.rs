@@ -1,6 +1,6 @@
 //! Fused multiply-add, `a * b + c` rounded once, with NumPy broadcasting.
 
-use super::arith::{check_out, prepare, IntoOperand, Operand};
+use super::arith::{check_out, prepare, scalar_slot, IntoOperand, Operand};
 use super::engine::{gather, scatter, Plan, BLOCK};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::dim::{broadcast_shapes, size_of_shape, Dim};
@@ -52,13 +52,7 @@ fn fma_exec<T: Element>(
 ) {
     let kernel = T::table().fma;
     let shape = out.dim.clone();
-    let scalar = |o: &Operand<'_, T>| {
-        [match o {
-            Operand::Scalar(x) => *x,
-            _ => T::zero(),
-        }]
-    };
-    let (sa, sb, sc) = (scalar(a), scalar(b), scalar(c));
+    let (sa, sb, sc) = (scalar_slot(a), scalar_slot(b), scalar_slot(c));
     let (pa, pb, pc) = (
         prepare(a, &sa, &shape),
         prepare(b, &sb, &shape),
