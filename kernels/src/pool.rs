@@ -14,11 +14,9 @@
 //! participant, each a `next..end` pair of counters, so that a participant gets the
 //! same chunks (and keeps their data in its own cache) from one job to the next. Each
 //! helper owns a cache-padded slot holding a state (`IDLE`, `POSTED`, `TAKEN`), a job
-//! pointer, a copy of the closure and helper count, and its run; the caller sets every
-//! run, stores the pointer and the copy, marks the slots `POSTED` and unparks the
-//! helpers (one atomic swap when a helper is awake), then works too. A helper thus
-//! starts its own run from its slot's line alone, and prefetches the first run it may
-//! steal from while it works. A participant claims chunks from its own run with `fetch_add` until it
+//! pointer and its run; the caller sets every run, stores the pointer, marks the slots
+//! `POSTED` and unparks the helpers (one atomic swap when a helper is awake), then
+//! works too. A participant claims chunks from its own run with `fetch_add` until it
 //! is exhausted, then steals from the other runs the same way, one chunk at a time;
 //! so a fast participant takes more, and a helper that wakes late finds its run done.
 //!
@@ -59,7 +57,7 @@
 //!   joins them at exit.
 
 use std::any::Any;
-use std::cell::{Cell, UnsafeCell};
+use std::cell::Cell;
 use std::hint::spin_loop;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
@@ -148,40 +146,23 @@ struct Slot {
     /// True while the helper is parked (or about to be); diagnostics only.
     sleeping: AtomicBool,
     /// Set by the caller before it posts; read by the helper after it takes.
-    job: AtomicPtr<Job>,
-    /// The job's closure and helper count, copied here by the caller before it posts
-    /// so that a helper finds everything it needs to start in this one line (the job
-    /// itself sits in a line the caller keeps writing).
-    call: UnsafeCell<Call>,
+    job: AtomicPtr<Job<'static>>,
     /// The helper's own run of the current job.
     run: Run,
     unparker: Unparker,
 }
 
-/// What a participant needs to claim and run chunks: the job's closure and how many
-/// helpers share it.
-#[derive(Clone, Copy)]
-struct Call {
-    f: &'static (dyn Fn(usize) + Sync),
+/// A job: lives on the caller's stack for the duration of [`run`].
+struct Job<'a> {
+    f: &'a (dyn Fn(usize) + Sync),
+    /// Participants: the caller (0) and helpers `0..helpers` (1..=helpers).
     helpers: usize,
-}
-
-// SAFETY: every field but `call` is an atomic or an `Unparker` (both `Sync`). `call`
-// is written only by the caller that holds `BUSY`, while the slot is `IDLE` (before it
-// stores `POSTED` with `Release`), and read only by the helper after its `Acquire`
-// POSTED → TAKEN; the caller does not write it again before the helper stores `IDLE`
-// (`Release`, seen by the caller's `Acquire` in `Retire`), so the accesses never race.
-unsafe impl Sync for Slot {}
-
-/// A job: lives on the caller's stack for the duration of [`run`]. Participants are
-/// the caller (0) and helpers `0..helpers` (1..=helpers).
-struct Job {
     /// The caller's own run.
     run: CachePadded<Run>,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
-impl Job {
+impl Job<'_> {
     fn run_of(&self, participant: usize) -> &Run {
         match participant {
             0 => &self.run,
@@ -191,11 +172,10 @@ impl Job {
 
     /// Participant `me` drains its own run, then steals from the others' in turn,
     /// catching panics (the first payload is kept) and going on after one. When it
-    /// returns every chunk has been claimed (and those it claimed have run). `call`
-    /// is the job's closure and helper count (a helper passes its slot's copy).
-    fn work(&self, me: usize, call: Call) {
+    /// returns every chunk has been claimed (and those it claimed have run).
+    fn work(&self, me: usize) {
         loop {
-            match catch_unwind(AssertUnwindSafe(|| self.drain_all(me, call))) {
+            match catch_unwind(AssertUnwindSafe(|| self.drain_all(me))) {
                 Ok(()) => return,
                 Err(payload) => {
                     let mut first = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
@@ -207,32 +187,14 @@ impl Job {
         }
     }
 
-    fn drain_all(&self, me: usize, call: Call) {
-        let n = call.helpers + 1;
-        let next = |k: usize| if me + k < n { me + k } else { me + k - n };
-        // The first run to steal from is written by its owner when it claims its
-        // chunks, usually before we start: fetch its line now, while we work, so the
-        // check after our own run does not wait a cross-core transfer.
-        prefetch(self.run_of(next(1)));
+    fn drain_all(&self, me: usize) {
+        let n = self.helpers + 1;
         // A run's counter only grows, so one pass over all runs claims every chunk.
         for k in 0..n {
-            self.run_of(next(k)).drain(call.f);
+            let p = if me + k < n { me + k } else { me + k - n };
+            self.run_of(p).drain(self.f);
         }
     }
-}
-
-/// Asks the CPU to fetch `run`'s line (a hint: no effect on the result).
-#[inline(always)]
-fn prefetch(run: &Run) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing architecturally and cannot fault; SSE is
-    // part of the x86_64 baseline.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((run as *const Run).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = run;
 }
 
 /// Marks the current thread as inside a job until dropped (restoring the old mark).
@@ -270,20 +232,13 @@ impl Drop for Retire {
     fn drop(&mut self) {
         for i in 0..self.posted {
             let s = slot(i);
-            // A load first: a helper that took the job owns the slot's line, and a
-            // failed compare-exchange would pull it over only to hand it back when
-            // the helper stores IDLE.
-            let seen = match s.state.load(Ordering::Acquire) {
-                POSTED => s
-                    .state
-                    .compare_exchange(POSTED, IDLE, Ordering::Acquire, Ordering::Acquire)
-                    .unwrap_or_else(|now| now),
-                other => other,
-            };
-            match seen {
+            match s
+                .state
+                .compare_exchange(POSTED, IDLE, Ordering::Acquire, Ordering::Acquire)
+            {
                 // Cancelled: the helper never saw the job. Or never posted / done.
-                POSTED | IDLE => {}
-                _ => {
+                Ok(_) | Err(IDLE) => {}
+                Err(_) => {
                     // Spin (a helper is usually a chunk away), then yield: a helper
                     // may be preempted when threads outnumber cores.
                     let mut spins = 0u32;
@@ -450,15 +405,11 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
     let n = helpers + 1;
     let bounds = |p: usize| chunks / n * p + p.min(chunks % n);
     let job = Job {
+        f,
+        helpers,
         run: CachePadded::new(Run::new()),
         panic: Mutex::new(None),
     };
-    // SAFETY: only the lifetime changes. The helpers that get this `&'static` copy
-    // call it only between taking the job and storing IDLE, and `Retire` (dropped
-    // before this function returns or unwinds, so before `f`'s borrow ends) waits
-    // until every helper that took the job has stored IDLE.
-    let f: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(f) };
-    let call = Call { f, helpers };
     job.run.set(0, bounds(1));
     // Declared after `job`, so dropped (waiting for the helpers) before it.
     let retire = Retire { posted: helpers };
@@ -466,19 +417,16 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
     for i in 0..helpers {
         slot(i).run.set(bounds(i + 1), bounds(i + 2));
     }
-    let job_ptr = &job as *const Job as *mut Job;
+    let job_ptr = &job as *const Job<'_> as *mut Job<'static>;
     for i in 0..helpers {
         let s = slot(i);
         s.job.store(job_ptr, Ordering::Relaxed);
-        // SAFETY: we hold `BUSY` and the slot is IDLE (the last job's `Retire` saw to
-        // it), so no helper reads `call` now; see `impl Sync for Slot`.
-        unsafe { *s.call.get() = call };
         s.state.store(POSTED, Ordering::Release);
         s.unparker.unpark();
     }
     {
         let _in_job = InJob::enter();
-        job.work(0, call);
+        job.work(0);
     }
     drop(retire);
     let payload = job
@@ -536,10 +484,6 @@ fn spawn_helpers(n: usize) -> usize {
             state: AtomicU8::new(IDLE),
             sleeping: AtomicBool::new(false),
             job: AtomicPtr::new(ptr::null_mut()),
-            call: UnsafeCell::new(Call {
-                f: &|_| {},
-                helpers: 0,
-            }),
             run: Run::new(),
             unparker: parker.unparker().clone(),
         })));
@@ -576,11 +520,10 @@ fn helper_main(slot: &'static Slot, index: usize, parker: Parker) {
         // `Acquire` of our POSTED → TAKEN), it points at a `Job` on the caller's stack,
         // and the caller's `Retire` guard does not let that frame go (neither by return
         // nor by unwinding) until it sees this slot go back to IDLE, which we store only
-        // after our last access to the job.
+        // after our last access to the job. The erased lifetime of `f` is covered the
+        // same way: `f` outlives the job.
         let job = unsafe { &*job };
-        // SAFETY: written by the caller before it posted (see `impl Sync for Slot`).
-        let call = unsafe { *slot.call.get() };
-        job.work(index + 1, call);
+        job.work(index + 1);
         slot.state.store(IDLE, Ordering::Release);
     }
 }
