@@ -3,6 +3,7 @@
 use crate::dim::{c_strides, size_of_shape, Dim, Strides};
 use crate::error::{Error, Result};
 use crate::{DType, Element};
+use ndsimd_kernels::mem::{self, Aligned};
 
 /// The most axes an array may have (NumPy's limit).
 pub const MAX_NDIM: usize = 64;
@@ -20,6 +21,14 @@ pub trait Data: sealed::Sealed {
     type Elem: DType;
     #[doc(hidden)]
     fn storage(&self) -> &[Self::Elem];
+    /// A copy of the storage for `Clone`, and where the element at `offset` is in it.
+    #[doc(hidden)]
+    fn clone_at(&self, offset: usize) -> (Self, usize)
+    where
+        Self: Clone,
+    {
+        (self.clone(), offset)
+    }
 }
 
 /// Storage an array can write: `Vec<T>` or `&mut [T]`. Sealed.
@@ -33,6 +42,19 @@ impl<T: DType> Data for Vec<T> {
     #[inline]
     fn storage(&self) -> &[T] {
         self
+    }
+    /// The copy puts the element at `offset` (an array's first) on a cache line, as
+    /// every buffer the library allocates.
+    fn clone_at(&self, offset: usize) -> (Self, usize) {
+        let mut v: Vec<T> = Vec::with_capacity(self.len() + mem::lead_room::<T>());
+        let shift = if self.len() > mem::lead_room::<T>() {
+            mem::lead(v.as_ptr().wrapping_add(offset))
+        } else {
+            0
+        };
+        v.resize(shift, T::default());
+        v.extend_from_slice(self);
+        (v, offset + shift)
     }
 }
 impl<T: DType> DataMut for Vec<T> {
@@ -128,16 +150,16 @@ pub(crate) fn normalize_axis(axis: isize, ndim: usize) -> Result<usize> {
 
 // ---------------------------------------------------------------- constructors
 
-/// `vec![x; n]`, with large buffers asking for huge pages before the first touch
-/// (a zeroed allocation of that size comes straight from the OS, untouched).
-pub(crate) fn filled_vec<T: DType>(n: usize, x: T) -> Vec<T> {
+/// `n` copies of `x` in a buffer whose first element is on a cache line, with large
+/// buffers asking for huge pages before the first touch (a zeroed allocation of
+/// that size comes straight from the OS, untouched).
+pub(crate) fn filled_vec<T: DType>(n: usize, x: T) -> Aligned<T> {
     // All-zero bits for every DType, so the allocation comes zeroed from the OS.
-    let mut v = vec![T::default(); n];
-    ndsimd_kernels::mem::advise_hugepages(&mut v);
+    let mut a = Aligned::filled(n, T::default());
     if !x.is_zero_bits() {
-        v.fill(x);
+        a.vec.fill(x);
     }
-    v
+    a
 }
 
 impl<T: DType> Array<T> {
@@ -170,6 +192,18 @@ impl<T: DType> Array<T> {
         }
     }
 
+    /// A standard-layout array over the payload of `a` (which holds exactly the
+    /// shape's elements).
+    pub(crate) fn from_aligned(shape: &[usize], a: Aligned<T>) -> Self {
+        debug_assert_eq!(Some(a.vec.len() - a.start), size_of_shape(shape));
+        ArrayBase {
+            data: a.vec,
+            offset: a.start,
+            dim: Dim::from_slice(shape),
+            strides: c_strides(shape),
+        }
+    }
+
     /// A 1-D array owning `v`.
     ///
     /// ```
@@ -195,7 +229,7 @@ impl<T: DType> Array<T> {
             panic!("{e}");
         }
         let n = size_of_shape(shape).expect("array size overflows usize");
-        Self::from_parts_standard(shape, filled_vec(n, x))
+        Self::from_aligned(shape, filled_vec(n, x))
     }
 
     /// NumPy's `full`: the same as [`from_elem`](Self::from_elem).
@@ -257,14 +291,15 @@ impl<T: Element> Array<T> {
         // As NumPy's fill: element i is start + i*delta with delta the difference of
         // the first two elements (not `step`, and not by repeated addition).
         let delta = (start + step) - start;
-        let v = (0..n)
-            .map(|i| match i {
+        let mut a = filled_vec(n, T::zero());
+        for (i, o) in a.payload_mut().iter_mut().enumerate() {
+            *o = match i {
                 0 => start,
                 1 => start + step,
                 _ => start + T::from_usize(i).unwrap() * delta,
-            })
-            .collect();
-        Ok(Self::from_vec(v))
+            };
+        }
+        Ok(Self::from_aligned(&[n], a))
     }
 
     /// NumPy's `linspace` with `endpoint=True`: `num` evenly spaced values from
@@ -275,19 +310,18 @@ impl<T: Element> Array<T> {
     /// assert_eq!(a.to_vec(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
     /// ```
     pub fn linspace(start: T, stop: T, num: usize) -> Self {
-        let mut v = Vec::with_capacity(num);
-        if num == 1 {
-            v.push(start);
-        } else if num > 1 {
+        let mut a = filled_vec(num, start);
+        if num > 1 {
             let div = T::from_usize(num - 1).unwrap();
             let step = (stop - start) / div;
-            for i in 0..num {
-                v.push(start + T::from_usize(i).unwrap() * step);
+            let v = a.payload_mut();
+            for (i, o) in v.iter_mut().enumerate() {
+                *o = start + T::from_usize(i).unwrap() * step;
             }
             // As NumPy: the last element is exactly `stop`.
             v[num - 1] = stop;
         }
-        Self::from_vec(v)
+        Self::from_aligned(&[num], a)
     }
 
     /// NumPy's `eye(rows, cols, k)`: ones on the `k`-th diagonal (k > 0 above the
@@ -302,7 +336,7 @@ impl<T: Element> Array<T> {
         for r in 0..rows {
             let c = r as isize + k;
             if c >= 0 && (c as usize) < cols {
-                a.data[r * cols + c as usize] = T::one();
+                a.data[a.offset + r * cols + c as usize] = T::one();
             }
         }
         a
@@ -320,16 +354,23 @@ impl<T: Element> Array<T> {
 }
 
 impl<T: DType> Array<T> {
-    /// The elements in row-major order, consuming the array (no copy when it is in
-    /// standard layout and owns exactly its elements).
+    /// The elements in row-major order, consuming the array. No copy when it is in
+    /// standard layout and its buffer holds its elements and nothing after them:
+    /// the buffer is returned, its elements first moved down in place over the few
+    /// padding elements that put the first element on a cache line (arrays the
+    /// library allocates have them; one made by `from_vec` has none).
     ///
     /// ```
     /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
     /// assert_eq!(a.into_vec(), vec![1.0, 2.0]);
     /// ```
     pub fn into_vec(self) -> Vec<T> {
-        if self.is_standard_layout() && self.offset == 0 && self.data.len() == self.len() {
-            self.data
+        if self.is_standard_layout() && self.data.len() == self.offset + self.len() {
+            Aligned {
+                vec: self.data,
+                start: self.offset,
+            }
+            .into_vec()
         } else {
             self.to_vec()
         }
@@ -535,7 +576,19 @@ impl<S: Data> ArrayBase<S> {
     /// assert_eq!(t.as_slice().unwrap(), &[1.0, 3.0, 2.0, 4.0]);
     /// ```
     pub fn to_owned(&self) -> Array<S::Elem> {
-        Array::from_parts_standard(self.shape(), self.to_vec())
+        Array::from_aligned(self.shape(), self.to_aligned())
+    }
+
+    /// The elements in row-major order in a buffer whose first element is on a
+    /// cache line.
+    pub(crate) fn to_aligned(&self) -> Aligned<S::Elem> {
+        let mut a = Aligned::filled(self.len(), S::Elem::default());
+        let out = a.payload_mut();
+        match self.as_slice() {
+            Some(s) => out.copy_from_slice(s),
+            None => out.iter_mut().zip(self.iter()).for_each(|(o, &x)| *o = x),
+        }
+        a
     }
 
     /// The first element in logical order, if any.
@@ -655,9 +708,10 @@ where
     S: Clone,
 {
     fn clone(&self) -> Self {
+        let (data, offset) = self.data.clone_at(self.offset);
         ArrayBase {
-            data: self.data.clone(),
-            offset: self.offset,
+            data,
+            offset,
             dim: self.dim.clone(),
             strides: self.strides.clone(),
         }

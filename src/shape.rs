@@ -178,9 +178,9 @@ impl<S: Data> ArrayBase<S> {
                 dim: new,
                 strides: st,
             })),
-            None => Ok(CowArray::Owned(Array::from_parts_standard(
+            None => Ok(CowArray::Owned(Array::from_aligned(
                 &new,
-                self.to_vec(),
+                self.to_aligned(),
             ))),
         }
     }
@@ -203,7 +203,7 @@ impl<S: Data> ArrayBase<S> {
     /// assert_eq!(a.t().flatten().to_vec(), vec![1.0, 3.0, 2.0, 4.0]);
     /// ```
     pub fn flatten(&self) -> Array<S::Elem> {
-        Array::from_vec(self.to_vec())
+        Array::from_aligned(&[self.len()], self.to_aligned())
     }
 
     /// The transpose: a view with the axes reversed (NumPy's `.T`).
@@ -345,7 +345,7 @@ impl<T: DType> Array<T> {
                 self.strides = st;
                 Ok(self)
             }
-            None => Ok(Array::from_parts_standard(&new, self.to_vec())),
+            None => Ok(Array::from_aligned(&new, self.to_aligned())),
         }
     }
 }

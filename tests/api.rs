@@ -204,3 +204,68 @@ fn random_bad_input_never_panics() {
         );
     }
 }
+
+/// Where an owned array's first element lies, in bytes past a 64-byte boundary.
+fn misalign<T: ndsimd::DType>(a: &Array<T>) -> usize {
+    a.as_slice().unwrap().as_ptr() as usize % 64
+}
+
+#[test]
+fn owned_arrays_the_library_allocates_start_on_a_cache_line() {
+    // Lengths around the padding (up to 7 f64, 15 f32) and past the huge-page size.
+    for n in [8usize, 9, 15, 16, 17, 100, 1000, 1 << 20] {
+        let x = Array::<f64>::arange(0.0, n as f64, 1.0).unwrap();
+        let want: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let y = Array::from_vec(want.clone()); // the caller's buffer, kept as is
+        let row = Array::<f64>::ones(&[4]);
+        let m = x.reshape(&[-1, 1]).unwrap().into_owned();
+        let made: Vec<(&str, Array<f64>, Vec<f64>)> = vec![
+            ("arange", x.clone(), want.clone()),
+            ("zeros", Array::zeros(&[n]), vec![0.0; n]),
+            ("full", Array::full(&[n], 2.5), vec![2.5; n]),
+            (
+                "linspace",
+                Array::linspace(0.0, (n - 1) as f64, n),
+                want.clone(),
+            ),
+            ("clone", y.clone(), want.clone()),
+            (
+                "to_owned",
+                y.slice(s![..;-1]).unwrap().to_owned(),
+                want.iter().rev().copied().collect(),
+            ),
+            ("flatten", m.t().flatten(), want.clone()),
+            ("add", &x + &y, want.iter().map(|v| 2.0 * v).collect()),
+            ("scalar", &x * 2.0, want.iter().map(|v| 2.0 * v).collect()),
+            (
+                "scalar left",
+                1.0 - &x,
+                want.iter().map(|v| 1.0 - v).collect(),
+            ),
+            ("neg", -&x, want.iter().map(|v| -v).collect()),
+            (
+                "broadcast",
+                (&m + &row).into_shape(&[-1]).unwrap(),
+                want.iter().flat_map(|&v| [v + 1.0; 4]).collect(),
+            ),
+            ("sum_axis", m.sum_axis(1, false).unwrap(), want.clone()),
+        ];
+        for (what, a, values) in made {
+            assert_eq!(misalign(&a), 0, "{what}, n = {n}");
+            assert_eq!(a.to_vec(), values, "{what}, n = {n}");
+            // Back to a Vec: the padding goes, the elements stay.
+            assert_eq!(a.into_vec(), values, "{what} into_vec, n = {n}");
+        }
+        let f = Array::<f32>::ones(&[n]);
+        assert_eq!(misalign(&f), 0, "f32 ones, n = {n}");
+        // A clone of an array whose first element is not its buffer's first (a
+        // reversed view made owned by the clone of its base) is aligned too.
+        let mut r = Array::<f64>::zeros(&[n]);
+        r.as_slice_mut().unwrap()[n - 1] = 7.0;
+        let c = r.clone();
+        assert_eq!((misalign(&c), c.get(&[n - 1])), (0, Some(&7.0)));
+    }
+    // Too short to pad: nothing in front, and the values are right.
+    assert_eq!(Array::<f64>::full(&[3], 1.0).into_vec(), vec![1.0; 3]);
+    assert_eq!(Array::<f64>::zeros(&[0]).into_vec(), Vec::<f64>::new());
+}

@@ -1,4 +1,4 @@
-//! Memory hints for large buffers.
+//! Memory hints for large buffers, and buffers whose elements start on a cache line.
 
 /// Buffers at least this large ask for transparent huge pages (NumPy uses the
 /// same 4 MiB threshold).
@@ -43,6 +43,132 @@ fn advise(addr: usize, len: usize) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn advise(_addr: usize, _len: usize) -> bool {
     false
+}
+
+/// The alignment, in bytes, of the first element of every buffer this library
+/// allocates for an array: one cache line, and a whole number of SIMD vectors on
+/// every tier, so no vector load of an aligned run straddles two lines.
+pub const ALIGN: usize = 64;
+
+/// Elements of slack a buffer of `T` needs so that some element of it starts on
+/// an [`ALIGN`] boundary: `ALIGN / size - 1` when `T`'s size divides [`ALIGN`],
+/// else 0 (no such `T` is aligned).
+///
+/// ```
+/// use ndsimd_kernels::mem::lead_room;
+/// assert_eq!((lead_room::<f64>(), lead_room::<f32>(), lead_room::<u8>()), (7, 15, 63));
+/// assert_eq!(lead_room::<[u8; 3]>(), 0);
+/// ```
+pub const fn lead_room<T>() -> usize {
+    let size = core::mem::size_of::<T>();
+    if size == 0 || !ALIGN.is_multiple_of(size) {
+        0
+    } else {
+        ALIGN / size - 1
+    }
+}
+
+/// How many elements past `p` the first [`ALIGN`]-aligned element is: at most
+/// [`lead_room`], 0 when `p` is aligned already or no element can be.
+///
+/// ```
+/// use ndsimd_kernels::mem::{lead, ALIGN};
+/// let v = vec![0.0f64; 16];
+/// let k = lead(v.as_ptr());
+/// assert!(k <= 7 && (v[k..].as_ptr() as usize) % ALIGN == 0);
+/// ```
+pub fn lead<T>(p: *const T) -> usize {
+    match p.align_offset(ALIGN) {
+        k if k <= lead_room::<T>() => k,
+        _ => 0,
+    }
+}
+
+/// A `Vec` whose payload, `vec[start..]`, begins on an [`ALIGN`] boundary (when
+/// `T`'s size divides [`ALIGN`]); `vec[..start]` is padding, at most
+/// [`lead_room`] elements of unspecified values. Arrays keep `start` as the
+/// offset of their first element, so their kernels run on aligned memory.
+///
+/// ```
+/// use ndsimd_kernels::mem::{Aligned, ALIGN};
+/// let a = Aligned::filled(100, 2.5f64);
+/// assert_eq!(a.payload(), &[2.5; 100][..]);
+/// assert_eq!(a.payload().as_ptr() as usize % ALIGN, 0);
+/// assert_eq!(a.into_vec(), vec![2.5; 100]);
+/// ```
+#[derive(Debug)]
+pub struct Aligned<T> {
+    /// The buffer: padding, then the payload.
+    pub vec: Vec<T>,
+    /// Where the payload starts.
+    pub start: usize,
+}
+
+impl<T> Aligned<T> {
+    /// The payload.
+    pub fn payload(&self) -> &[T] {
+        &self.vec[self.start..]
+    }
+
+    /// The payload, mutably.
+    pub fn payload_mut(&mut self) -> &mut [T] {
+        &mut self.vec[self.start..]
+    }
+
+    /// The payload as a `Vec` of its own: the padding removed by moving the payload
+    /// down in place (no allocation).
+    pub fn into_vec(mut self) -> Vec<T> {
+        self.vec.drain(..self.start);
+        self.vec
+    }
+}
+
+impl<T: Copy> Aligned<T> {
+    /// `n` copies of `x` (the padding too). For a zero `x` of a primitive type the
+    /// standard library allocates zeroed memory and writes nothing, so a large
+    /// buffer stays untouched until used, and is asked for huge pages (see
+    /// [`advise_hugepages`]) before its first touch.
+    pub fn filled(n: usize, x: T) -> Self {
+        let room = if n == 0 { 0 } else { lead_room::<T>() };
+        let mut vec = vec![x; n.checked_add(room).expect("capacity overflow")];
+        let start = if room == 0 { 0 } else { lead(vec.as_ptr()) };
+        advise_hugepages(&mut vec);
+        vec.truncate(start + n);
+        Aligned { vec, start }
+    }
+
+    /// `n` elements written by `fill`, which is given the whole uninitialised
+    /// payload; the padding is then set to copies of the payload's first element.
+    /// Large payloads are asked for huge pages before `fill` touches them. A panic
+    /// in `fill` unwinds through and frees the buffer (its length still 0).
+    ///
+    /// # Safety
+    /// `fill` writes every element of the slice it is given before returning (or
+    /// panics).
+    pub(crate) unsafe fn from_fill(
+        n: usize,
+        fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>]),
+    ) -> Self {
+        let room = if n == 0 { 0 } else { lead_room::<T>() };
+        let mut vec: Vec<T> = Vec::with_capacity(n.checked_add(room).expect("capacity overflow"));
+        let start = if room == 0 { 0 } else { lead(vec.as_ptr()) };
+        let spare = &mut vec.spare_capacity_mut()[..start + n];
+        let (pad, payload) = spare.split_at_mut(start);
+        advise_hugepages(payload);
+        fill(payload);
+        if let Some(first) = payload.first() {
+            // SAFETY: `fill` wrote every element of `payload` (the caller's promise).
+            let first = unsafe { first.assume_init() };
+            pad.iter_mut().for_each(|e| {
+                e.write(first);
+            });
+        }
+        // SAFETY: the padding was just written (there is none when the payload is
+        // empty: `room` is then 0) and `fill` wrote the payload, so the first
+        // `start + n` elements are initialised.
+        unsafe { vec.set_len(start + n) };
+        Aligned { vec, start }
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Splitting work over the pool with disjoint mutable pieces: the safe layer the
 //! array crate's parallel drivers use, so they never need `unsafe` themselves.
 
+use crate::mem::Aligned;
 use crate::{pool, BinaryOp, MapUninit, SvUninit, Uninit, VsUninit, VvUninit, WritesAll};
 
 /// A pointer to the start of a slice, shared with the pool's workers. Each chunk
@@ -91,9 +92,10 @@ pub fn for_each_piece_mut<U: Send>(
     });
 }
 
-/// `vv` of `a` and `b` into a new `Vec`, cut into `pieces` on the pool as
-/// [`for_each_piece_mut`] cuts (pieces starting at multiples of `align`), with no
-/// pass to zero the allocation first: the kernel writes every element.
+/// `vv` of `a` and `b` into a new buffer (its payload on a cache line: see
+/// [`Aligned`]), cut into `pieces` on the pool as [`for_each_piece_mut`] cuts
+/// (pieces starting at multiples of `align`), with no pass to zero the allocation
+/// first: the kernel writes every element.
 ///
 /// # Panics
 /// When `a` and `b` differ in length (before anything is written).
@@ -101,7 +103,7 @@ pub fn for_each_piece_mut<U: Send>(
 /// ```
 /// use ndsimd_kernels::{par, KernelElement};
 /// let v = par::collect_vv(f64::table().add.vv_uninit, &[1.0, 2.0], &[10.0, 20.0], 1, 8);
-/// assert_eq!(v, [11.0, 22.0]);
+/// assert_eq!(v.payload(), [11.0, 22.0]);
 /// ```
 pub fn collect_vv<T: Copy + Send + Sync>(
     k: WritesAll<VvUninit<T>>,
@@ -109,7 +111,7 @@ pub fn collect_vv<T: Copy + Send + Sync>(
     b: &[T],
     pieces: usize,
     align: usize,
-) -> Vec<T> {
+) -> Aligned<T> {
     assert!(a.len() == b.len(), "kernel length mismatch");
     let k = k.get();
     collect(a.len(), pieces, align, &|r, out| {
@@ -117,11 +119,11 @@ pub fn collect_vv<T: Copy + Send + Sync>(
     })
 }
 
-/// `vs` of `a` and `s` into a new `Vec` (see [`collect_vv`]).
+/// `vs` of `a` and `s` into a new buffer (see [`collect_vv`]).
 ///
 /// ```
 /// use ndsimd_kernels::{par, KernelElement};
-/// assert_eq!(par::collect_vs(f64::table().mul.vs_uninit, &[1.0, 2.0], 3.0, 1, 8), [3.0, 6.0]);
+/// assert_eq!(par::collect_vs(f64::table().mul.vs_uninit, &[1.0, 2.0], 3.0, 1, 8).payload(), [3.0, 6.0]);
 /// ```
 pub fn collect_vs<T: Copy + Send + Sync>(
     k: WritesAll<VsUninit<T>>,
@@ -129,16 +131,16 @@ pub fn collect_vs<T: Copy + Send + Sync>(
     s: T,
     pieces: usize,
     align: usize,
-) -> Vec<T> {
+) -> Aligned<T> {
     let k = k.get();
     collect(a.len(), pieces, align, &|r, out| k(&a[r], s, out))
 }
 
-/// `sv` of `s` and `b` into a new `Vec` (see [`collect_vv`]).
+/// `sv` of `s` and `b` into a new buffer (see [`collect_vv`]).
 ///
 /// ```
 /// use ndsimd_kernels::{par, KernelElement};
-/// assert_eq!(par::collect_sv(f64::table().sub.sv_uninit, 1.0, &[1.0, 2.0], 1, 8), [0.0, -1.0]);
+/// assert_eq!(par::collect_sv(f64::table().sub.sv_uninit, 1.0, &[1.0, 2.0], 1, 8).payload(), [0.0, -1.0]);
 /// ```
 pub fn collect_sv<T: Copy + Send + Sync>(
     k: WritesAll<SvUninit<T>>,
@@ -146,23 +148,23 @@ pub fn collect_sv<T: Copy + Send + Sync>(
     b: &[T],
     pieces: usize,
     align: usize,
-) -> Vec<T> {
+) -> Aligned<T> {
     let k = k.get();
     collect(b.len(), pieces, align, &|r, out| k(s, &b[r], out))
 }
 
-/// `map` of `a` into a new `Vec` (see [`collect_vv`]).
+/// `map` of `a` into a new buffer (see [`collect_vv`]).
 ///
 /// ```
 /// use ndsimd_kernels::{par, KernelElement};
-/// assert_eq!(par::collect_map(f64::table().neg.map_uninit, &[1.0, -2.0], 1, 8), [-1.0, 2.0]);
+/// assert_eq!(par::collect_map(f64::table().neg.map_uninit, &[1.0, -2.0], 1, 8).payload(), [-1.0, 2.0]);
 /// ```
 pub fn collect_map<T: Copy + Send + Sync>(
     k: WritesAll<MapUninit<T>>,
     a: &[T],
     pieces: usize,
     align: usize,
-) -> Vec<T> {
+) -> Aligned<T> {
     let k = k.get();
     collect(a.len(), pieces, align, &|r, out| k(&a[r], out))
 }
@@ -177,8 +179,8 @@ pub enum RunArg<'a, T> {
     Value(T),
 }
 
-/// `rows` runs of `len` elements of `op` into a new row-major `Vec` (row `r` at
-/// `r * len`), with no pass to zero the allocation first; the rows are cut over the
+/// `rows` runs of `len` elements of `op` into a new row-major buffer (row `r` at
+/// payload `r * len`, see [`Aligned`]), with no pass to zero the allocation first; the rows are cut over the
 /// pool into `pieces` of whole rows. `args(rows, emit)` must call `emit(x, y)` once
 /// for each row of `rows`, in order, with that row's inputs (NumPy's broadcasting
 /// of a row over a matrix is `(Slice(matrix row), Slice(row))`; a column,
@@ -197,7 +199,7 @@ pub enum RunArg<'a, T> {
 ///         emit(RunArg::Slice(&m[2 * r..2 * r + 2]), RunArg::Slice(&row));
 ///     }
 /// });
-/// assert_eq!(v, [11.0, 22.0, 13.0, 24.0]);
+/// assert_eq!(v.payload(), [11.0, 22.0, 13.0, 24.0]);
 /// ```
 #[allow(clippy::type_complexity)]
 pub fn collect_rows<'a, T: Copy + Send + Sync + 'a>(
@@ -206,12 +208,15 @@ pub fn collect_rows<'a, T: Copy + Send + Sync + 'a>(
     len: usize,
     pieces: usize,
     args: &(dyn Fn(core::ops::Range<usize>, &mut dyn FnMut(RunArg<'a, T>, RunArg<'a, T>)) + Sync),
-) -> Vec<T> {
+) -> Aligned<T> {
     let n = rows
         .checked_mul(len)
         .expect("collect_rows: rows * len overflows");
     if n == 0 {
-        return Vec::new();
+        return Aligned {
+            vec: Vec::new(),
+            start: 0,
+        };
     }
     let (vv, vs, sv) = (op.vv_uninit.get(), op.vs_uninit.get(), op.sv_uninit.get());
     collect(n, pieces, len, &|r, out| {
@@ -246,29 +251,28 @@ pub fn collect_rows<'a, T: Copy + Send + Sync + 'a>(
     })
 }
 
-/// A `Vec` of `n` elements, `fill(range, out)` called for pieces of `0..n` that
-/// cover it once (on the pool when `pieces > 1`; pieces start at multiples of
-/// `align`). Private: every caller's `fill` writes its whole `out` with
-/// [`WritesAll`] kernels or panics, which is what makes the `set_len` below sound. Large buffers ask for huge pages before the first touch.
-fn collect<T: Send>(
+/// A buffer of `n` elements (its payload starting on a cache line, see
+/// [`Aligned`]), `fill(range, out)` called for pieces of `0..n` that cover it once
+/// (on the pool when `pieces > 1`; pieces start at multiples of `align`). Private:
+/// every caller's `fill` writes its whole `out` with [`WritesAll`] kernels (or
+/// `MaybeUninit::write`) or panics, which is the promise `Aligned::from_fill` needs.
+fn collect<T: Copy + Send>(
     n: usize,
     pieces: usize,
     align: usize,
     fill: &(dyn Fn(core::ops::Range<usize>, &mut Uninit<T>) + Sync),
-) -> Vec<T> {
-    let mut v = Vec::with_capacity(n);
-    let spare = &mut v.spare_capacity_mut()[..n];
-    crate::mem::advise_hugepages(spare);
-    for_each_piece_mut(spare, pieces, align, &|start, piece| {
-        fill(start..start + piece.len(), piece)
-    });
+) -> Aligned<T> {
     // SAFETY: the pieces of `for_each_piece_mut` cover `0..n` exactly once, each
-    // given to `fill`, which (see above) writes every element of its slice with
-    // `WritesAll` kernels (or `MaybeUninit::write`), or panics; a panic in any of
-    // them unwinds past this line (and drops `v` with length 0). So the first `n`
-    // elements are initialised.
-    unsafe { v.set_len(n) };
-    v
+    // given to `fill`, which (see above) writes every element of its slice or
+    // panics; a panic in any piece reaches this thread after the others finish and
+    // unwinds out of `from_fill`.
+    unsafe {
+        Aligned::from_fill(n, |payload| {
+            for_each_piece_mut(payload, pieces, align, &|start, piece| {
+                fill(start..start + piece.len(), piece)
+            })
+        })
+    }
 }
 
 #[cfg(test)]

@@ -233,7 +233,7 @@ fn fast_binary_alloc<T: Element, S: Data<Elem = T>>(
         Operand::Array(v) => par::collect_vv(op.vv_uninit, x, v.as_slice()?, pieces(x.len()), 8),
         Operand::Scalar(s) => par::collect_vs(op.vs_uninit, x, *s, pieces(x.len()), 8),
     };
-    Some(Array::from_parts_standard(a.shape(), v))
+    Some(Array::from_aligned(a.shape(), v))
 }
 
 /// Runs shorter than this are not worth a kernel call each when writing a new
@@ -274,7 +274,7 @@ fn broadcast_alloc<T: Element>(
             emit(arg(pa.data, oa, sta), arg(pb.data, ob, stb))
         })
     });
-    Some(Array::from_parts_standard(shape, v))
+    Some(Array::from_aligned(shape, v))
 }
 
 /// How many pieces [`split`] cuts `len` elements into. Below two pieces whatever the
@@ -636,7 +636,7 @@ macro_rules! unary_methods {
                 let op = &table::<T>().$name;
                 if let Some(x) = self.as_slice() {
                     let v = par::collect_map(op.map_uninit, x, pieces(x.len()), 8);
-                    return Array::from_parts_standard(self.shape(), v);
+                    return Array::from_aligned(self.shape(), v);
                 }
                 let mut out = Array::zeros(self.shape());
                 unary_exec(op, &self.view(), &mut out);
@@ -764,7 +764,7 @@ macro_rules! impl_operators {
                 let op = &table::<$t>().$name;
                 if let Some(y) = rhs.as_slice() {
                     let v = par::collect_sv(op.sv_uninit, self, y, pieces(y.len()), 8);
-                    return Array::from_parts_standard(rhs.shape(), v);
+                    return Array::from_aligned(rhs.shape(), v);
                 }
                 let mut out = Array::<$t>::zeros(rhs.shape());
                 binary_exec(

@@ -625,19 +625,21 @@ fn fold_axis<T: Element>(
     let mut out = filled_vec(total, identity);
     if n == 0 || total == 0 {
         // An empty result, or (an empty axis) the identity everywhere.
-        return Ok(Array::from_parts_standard(&shape, out));
+        return Ok(Array::from_aligned(&shape, out));
     }
     let g = Geometry::new(&a, k);
     debug_assert_eq!(g.out_len(), total);
     let t = T::table();
     let data = a.data;
     match g.path() {
-        Path::Lanes | Path::GatheredLanes => drive_lanes(&g, data, &mut out, |l| fold.lane(t, l)),
-        Path::Slabs => drive_slabs(&g, &mut out, |row_off, cols, piece| {
+        Path::Lanes | Path::GatheredLanes => {
+            drive_lanes(&g, data, out.payload_mut(), |l| fold.lane(t, l))
+        }
+        Path::Slabs => drive_slabs(&g, out.payload_mut(), |row_off, cols, piece| {
             fold_band(fold, t, &g, data, row_off, cols, piece)
         }),
     }
-    Ok(Array::from_parts_standard(&shape, out))
+    Ok(Array::from_aligned(&shape, out))
 }
 
 fn arg_axis<T: Element>(

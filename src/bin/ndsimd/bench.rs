@@ -97,6 +97,22 @@ fn fresh<T: ndsimd::DType>(v: Vec<T>) -> Array<T> {
     a
 }
 
+/// An anchor's output buffer, allocated (and aligned) as the library allocates.
+struct Scratch<T: ndsimd::DType>(Array<T>);
+
+impl<T: ndsimd::DType> std::ops::Deref for Scratch<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.0.as_slice().unwrap()
+    }
+}
+
+impl<T: ndsimd::DType> std::ops::DerefMut for Scratch<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.0.as_slice_mut().unwrap()
+    }
+}
+
 fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
     assert_eq!(got.len(), want.len(), "bench {what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
@@ -511,7 +527,7 @@ fn parallel(opts: &Options, threads: usize) {
         let b = fresh(data(n, 2));
         let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
         let mut out = Array::<f64>::zeros(&[n]);
-        let mut scratch = fresh(vec![0.0f64; n]).into_vec();
+        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
         if r.wants("par add_into") {
             a.add_into(&b, &mut out).unwrap();
             let want: Vec<f64> = sa.iter().zip(sb).map(|(x, y)| x + y).collect();
@@ -525,7 +541,7 @@ fn parallel(opts: &Options, threads: usize) {
                 &mut || a.add_into(&b, black_box(&mut out)).unwrap(),
                 &mut || {
                     ndsimd::kernels::par::for_each_piece_mut(
-                        black_box(&mut scratch),
+                        black_box(&mut *scratch),
                         pieces,
                         8,
                         &|start, piece| {
@@ -660,7 +676,7 @@ fn axes(r: &mut Runner, threads: usize) {
         m.add_into(&row, &mut out).unwrap();
         let want: Vec<f64> = (0..n).map(|i| sm[i] + sr[i % cols]).collect();
         same(out.as_slice().unwrap(), &want, "par row broadcast into");
-        let mut scratch = fresh(vec![0.0f64; n]).into_vec();
+        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
         let pieces = ndsimd::kernels::par::pieces(n, 1 << 14);
         r.row(
             "par row broadcast into",
@@ -670,7 +686,7 @@ fn axes(r: &mut Runner, threads: usize) {
             &mut || m.add_into(&row, black_box(&mut out)).unwrap(),
             &mut || {
                 ndsimd::kernels::par::for_each_piece_mut(
-                    black_box(&mut scratch),
+                    black_box(&mut *scratch),
                     pieces,
                     8,
                     &|start, piece| (c.read1_write1_f64)(&sm[start..start + piece.len()], piece),
@@ -707,7 +723,7 @@ fn single(opts: &Options) {
         let b = fresh(data(n, 2));
         let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
         let mut out = Array::<f64>::zeros(&[n]);
-        let mut scratch = fresh(vec![0.0f64; n]).into_vec();
+        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
         for (name, f) in bins {
             let want: Vec<f64> = sa.iter().zip(sb).map(|(&x, &y)| f(x, y)).collect();
             let run_into = |out: &mut Array<f64>| match name {
@@ -734,7 +750,7 @@ fn single(opts: &Options) {
                     24 * n,
                     "ceiling",
                     &mut || run_into(black_box(&mut out)).unwrap(),
-                    &mut || (c.read2_write1_f64)(sa, sb, black_box(&mut scratch)),
+                    &mut || (c.read2_write1_f64)(sa, sb, black_box(&mut *scratch)),
                 );
             }
             if r.wants(name) && name != "maximum" {
@@ -771,7 +787,7 @@ fn single(opts: &Options) {
                 16 * n,
                 "ceiling",
                 &mut || run_into(black_box(&mut out)).unwrap(),
-                &mut || (c.read1_write1_f64)(sa, black_box(&mut scratch)),
+                &mut || (c.read1_write1_f64)(sa, black_box(&mut *scratch)),
             );
         }
         if r.wants("sqrt") {
@@ -835,7 +851,7 @@ fn single(opts: &Options) {
         let b32: Array<f32> = fresh(data(n, 4).iter().map(|&x| x as f32).collect());
         let (sa, sb) = (a32.as_slice().unwrap(), b32.as_slice().unwrap());
         let mut out = Array::<f32>::zeros(&[n]);
-        let mut scratch = fresh(vec![0.0f32; n]).into_vec();
+        let mut scratch = Scratch(fresh(vec![0.0f32; n]));
         if r.wants("f32 add_into") {
             a32.add_into(&b32, &mut out).unwrap();
             let want: Vec<f32> = sa.iter().zip(sb).map(|(x, y)| x + y).collect();
@@ -846,7 +862,7 @@ fn single(opts: &Options) {
                 12 * n,
                 "ceiling",
                 &mut || a32.add_into(&b32, black_box(&mut out)).unwrap(),
-                &mut || (c.read2_write1_f32)(sa, sb, black_box(&mut scratch)),
+                &mut || (c.read2_write1_f32)(sa, sb, black_box(&mut *scratch)),
             );
         }
         if r.wants("f32 sqrt_into") {
@@ -859,7 +875,7 @@ fn single(opts: &Options) {
                 8 * n,
                 "ceiling",
                 &mut || a32.sqrt_into(black_box(&mut out)).unwrap(),
-                &mut || (c.read1_write1_f32)(sa, black_box(&mut scratch)),
+                &mut || (c.read1_write1_f32)(sa, black_box(&mut *scratch)),
             );
         }
         if r.wants("f32 sum") {
@@ -910,14 +926,14 @@ fn single(opts: &Options) {
         let (sm, sr) = (m.as_slice().unwrap(), row.as_slice().unwrap());
         let want: Vec<f64> = (0..rows * cols).map(|i| sm[i] + sr[i % cols]).collect();
         same(out.as_slice().unwrap(), &want, "row broadcast");
-        let mut scratch = fresh(vec![0.0f64; rows * cols]).into_vec();
+        let mut scratch = Scratch(fresh(vec![0.0f64; rows * cols]));
         r.row(
             "row broadcast into",
             rows * cols,
             16 * rows * cols,
             "ceiling",
             &mut || m.add_into(&row, black_box(&mut out)).unwrap(),
-            &mut || (c.read1_write1_f64)(sm, black_box(&mut scratch)),
+            &mut || (c.read1_write1_f64)(sm, black_box(&mut *scratch)),
         );
         // The allocating form, against the same op into a preallocated output.
         same(
@@ -935,6 +951,68 @@ fn single(opts: &Options) {
             },
             &mut || m.add_into(&row, black_box(&mut out)).unwrap(),
         );
+    }
+    // What starting every allocated array on a cache line buys: the same calls on
+    // arrays whose first element is 16 bytes past a line (where malloc, and so
+    // NumPy, often puts a buffer), interleaved.
+    for &n in &SIZES[..3] {
+        let (a, b) = (fresh(data(n, 1)), fresh(data(n, 2)));
+        let mut out = Array::<f64>::zeros(&[n]);
+        let (a2, b2) = (fresh(data(n + 2, 1)), fresh(data(n + 2, 2)));
+        let mut out2 = Array::<f64>::zeros(&[n + 2]);
+        let (a16, b16) = (a2.slice(s![2..]).unwrap(), b2.slice(s![2..]).unwrap());
+        let mut out16 = out2.slice_mut(s![2..]).unwrap();
+        let line = |x: &[f64]| x.as_ptr() as usize % 64;
+        assert_eq!(
+            (line(a.as_slice().unwrap()), line(a16.as_slice().unwrap())),
+            (0, 16),
+            "bench alignment"
+        );
+        let exact = |x: &[f64]| x.iter().sum::<f64>();
+        for (got, x) in [(a.sum(), &a.view()), (a16.sum(), &a16)] {
+            let x = x.as_slice().unwrap();
+            assert!(
+                (got - exact(x)).abs() <= 1e-12 * exact(x),
+                "bench aligned sum"
+            );
+        }
+        if r.wants("sum aligned") {
+            r.row(
+                "sum aligned",
+                n,
+                8 * n,
+                "+16 B",
+                &mut || {
+                    black_box(black_box(&a).sum());
+                },
+                &mut || {
+                    black_box(black_box(&a16).sum());
+                },
+            );
+        }
+        a16.add_into(&b16, &mut out16).unwrap();
+        a.add_into(&b, &mut out).unwrap();
+        let sum2 = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(p, q)| p + q).collect::<Vec<_>>();
+        same(
+            out.as_slice().unwrap(),
+            &sum2(a.as_slice().unwrap(), b.as_slice().unwrap()),
+            "aligned add",
+        );
+        same(
+            out16.as_slice().unwrap(),
+            &sum2(a16.as_slice().unwrap(), b16.as_slice().unwrap()),
+            "+16 B add",
+        );
+        if r.wants("add_into aligned") {
+            r.row(
+                "add_into aligned",
+                n,
+                24 * n,
+                "+16 B",
+                &mut || a.add_into(&b, black_box(&mut out)).unwrap(),
+                &mut || a16.add_into(&b16, black_box(&mut out16)).unwrap(),
+            );
+        }
     }
     r.finish();
 }
