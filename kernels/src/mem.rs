@@ -175,6 +175,53 @@ impl<T: Copy> Aligned<T> {
 mod tests {
     use super::*;
 
+    fn check_filled<T: Copy + PartialEq + core::fmt::Debug>(x: T) {
+        for n in (0..140).chain([1 << 20]) {
+            let a = Aligned::filled(n, x);
+            assert!(a.start <= lead_room::<T>(), "n {n}");
+            assert!(a.payload().iter().all(|&v| v == x) && a.payload().len() == n);
+            if n > 0 {
+                assert_eq!(a.payload().as_ptr() as usize % ALIGN, 0, "n {n}");
+            }
+            assert_eq!(a.into_vec(), vec![x; n]);
+        }
+    }
+
+    #[test]
+    fn filled_buffers_hold_their_values_from_a_line() {
+        check_filled(0.0f64);
+        check_filled(-1.5f64);
+        check_filled(3.0f32);
+        check_filled(0u8);
+        check_filled(true);
+        check_filled(7i64);
+        // A type whose size does not divide the line gets no padding.
+        let odd = Aligned::filled(10, [1u8; 3]);
+        assert_eq!((odd.start, odd.payload().len()), (0, 10));
+    }
+
+    #[test]
+    fn from_fill_pads_with_the_first_element_and_unwinds_cleanly() {
+        for n in [0usize, 1, 9, 100] {
+            // SAFETY: the closure writes every element it is given.
+            let a = unsafe {
+                Aligned::from_fill(n, |p| {
+                    for (i, e) in p.iter_mut().enumerate() {
+                        e.write(i as f64 + 1.0);
+                    }
+                })
+            };
+            let want: Vec<f64> = (1..=n).map(|i| i as f64).collect();
+            assert_eq!(a.payload(), &want[..]);
+            assert!(a.vec[..a.start].iter().all(|&v| v == 1.0));
+        }
+        let r = std::panic::catch_unwind(|| {
+            // SAFETY: the closure panics before returning.
+            unsafe { Aligned::<f64>::from_fill(50, |_| panic!("no")) }
+        });
+        assert!(r.is_err());
+    }
+
     #[test]
     fn small_buffers_are_left_alone_and_contents_survive() {
         let mut small = vec![1u8; 4096];

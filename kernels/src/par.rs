@@ -278,6 +278,78 @@ fn collect<T: Copy + Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mem::ALIGN;
+    use crate::KernelElement;
+
+    fn lined<T>(a: &Aligned<T>) -> bool {
+        a.payload().is_empty() || (a.payload().as_ptr() as usize).is_multiple_of(ALIGN)
+    }
+
+    #[test]
+    fn collected_buffers_are_right_and_start_on_a_line() {
+        let t = f64::table();
+        for n in 0..70usize {
+            let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let b: Vec<f64> = (0..n).map(|i| 0.5 * i as f64).collect();
+            for pieces in [1usize, 2, 3] {
+                let vv = collect_vv(t.add.vv_uninit, &a, &b, pieces, 8);
+                let want: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+                assert_eq!((vv.payload(), lined(&vv)), (&want[..], true), "vv {n}");
+                let vs = collect_vs(t.mul.vs_uninit, &a, 2.0, pieces, 8);
+                let sv = collect_sv(t.sub.sv_uninit, 1.0, &a, pieces, 8);
+                let map = collect_map(t.neg.map_uninit, &a, pieces, 8);
+                for (got, f) in [
+                    (&vs, (|x: f64| 2.0 * x) as fn(f64) -> f64),
+                    (&sv, |x| 1.0 - x),
+                    (&map, |x| -x),
+                ] {
+                    let want: Vec<f64> = a.iter().map(|&x| f(x)).collect();
+                    assert_eq!((got.payload(), lined(got)), (&want[..], true), "n {n}");
+                }
+                assert_eq!(map.into_vec(), a.iter().map(|x| -x).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    /// `collect_rows` over a 3 x 4 matrix with a row that `bad` may corrupt.
+    fn rows_with(bad: &'static str) -> Aligned<f64> {
+        let m = [1.0f64; 12];
+        let row = [1.0f64; 5];
+        collect_rows(&f64::table().add, 3, 4, 1, &|rows, emit| {
+            for r in rows {
+                let x = RunArg::Slice(&m[4 * r..4 * r + 4]);
+                match (bad, r) {
+                    ("short", 2) => {}
+                    ("long", 2) => {
+                        emit(x, RunArg::Slice(&row[..4]));
+                        emit(x, RunArg::Slice(&row[..4]));
+                    }
+                    ("width", 1) => emit(x, RunArg::Slice(&row[..])),
+                    _ => emit(x, RunArg::Slice(&row[..4])),
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn collect_rows_refuses_a_wrong_count_of_rows_or_a_wrong_width() {
+        assert_eq!(rows_with("none").payload(), &[2.0; 12]);
+        for (bad, says) in [
+            ("short", "fewer rows"),
+            ("long", "more rows"),
+            ("width", "length mismatch"),
+        ] {
+            let err = std::panic::catch_unwind(|| rows_with(bad)).unwrap_err();
+            let msg = err
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| err.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            assert!(msg.contains(says), "{bad}: {msg}");
+        }
+        // A panic leaves nothing behind: the next call works.
+        assert_eq!(rows_with("none").payload(), &[2.0; 12]);
+    }
 
     #[test]
     fn pieces_cover_everything_once() {
