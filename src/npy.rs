@@ -34,6 +34,7 @@ use std::io;
 use std::path::Path;
 
 use crate::{Array, ArrayView, DType};
+use ndsimd_kernels::mem::Aligned;
 
 /// The magic string that starts every `.npy` file.
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -148,8 +149,9 @@ pub fn read<T: NpyElement + DType>(path: impl AsRef<Path>) -> io::Result<Array<T
 /// the shape.
 pub fn from_bytes<T: NpyElement + DType>(bytes: &[u8]) -> io::Result<Array<T>> {
     let (shape, data) = decode::<T>(bytes)?;
-    Array::from_shape_vec(&shape, data)
-        .map_err(|e| invalid(format!("cannot build an array of shape {shape:?}: {e}")))
+    crate::array::check_ndim(shape.len())
+        .map_err(|e| invalid(format!("cannot build an array of shape {shape:?}: {e}")))?;
+    Ok(Array::from_aligned(&shape, data))
 }
 
 /// Writes `array` to a `.npy` file (format version 1.0, little-endian, C order).
@@ -293,7 +295,7 @@ fn split_header(bytes: &[u8]) -> io::Result<(Header, &[u8])> {
 }
 
 /// Parses a `.npy` file into its shape and C-order elements.
-fn decode<T: NpyElement>(bytes: &[u8]) -> io::Result<(Vec<usize>, Vec<T>)> {
+fn decode<T: NpyElement + DType>(bytes: &[u8]) -> io::Result<(Vec<usize>, Aligned<T>)> {
     let (header, data) = split_header(bytes)?;
     let big_endian = if header.descr == T::DESCR_LE {
         false
@@ -347,13 +349,19 @@ fn decode<T: NpyElement>(bytes: &[u8]) -> io::Result<(Vec<usize>, Vec<T>)> {
             data.len()
         )));
     }
-    let mut values: Vec<T> = Vec::with_capacity(count);
-    values.extend(
-        data.chunks_exact(T::ITEMSIZE)
-            .map(|c| T::decode(c, big_endian)),
-    );
+    // Decoded straight into a buffer that starts on a cache line, as every array
+    // the library allocates.
+    let mut values = Aligned::filled(count, T::default());
+    for (v, c) in values
+        .payload_mut()
+        .iter_mut()
+        .zip(data.chunks_exact(T::ITEMSIZE))
+    {
+        *v = T::decode(c, big_endian);
+    }
     if header.fortran_order && shape.len() > 1 && count > 0 {
-        values = fortran_to_c(&shape, &values);
+        let c_order = fortran_to_c(&shape, values.payload());
+        values.payload_mut().copy_from_slice(&c_order);
     }
     Ok((shape, values))
 }

@@ -258,6 +258,21 @@ fn owned_arrays_the_library_allocates_start_on_a_cache_line() {
         }
         let f = Array::<f32>::ones(&[n]);
         assert_eq!(misalign(&f), 0, "f32 ones, n = {n}");
+        // Read back from .npy bytes, of the array and of a transposed view.
+        let back = ndsimd::npy::from_bytes::<f64>(&ndsimd::npy::to_bytes(&y.view())).unwrap();
+        assert_eq!(
+            (misalign(&back), back.to_vec()),
+            (0, want.clone()),
+            "npy, n = {n}"
+        );
+        let mt = m.t();
+        let back = ndsimd::npy::from_bytes::<f64>(&ndsimd::npy::to_bytes(&mt)).unwrap();
+        assert_eq!(
+            (misalign(&back), back.shape()),
+            (0, mt.shape()),
+            "npy of a view, n = {n}"
+        );
+        assert_eq!(back.to_vec(), want, "npy of a view, n = {n}");
         // A clone of an array whose first element is not its buffer's first (a
         // reversed view made owned by the clone of its base) is aligned too.
         let mut r = Array::<f64>::zeros(&[n]);
