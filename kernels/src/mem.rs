@@ -78,8 +78,14 @@ pub const fn lead_room<T>() -> usize {
 /// assert!(k <= 7 && (v[k..].as_ptr() as usize) % ALIGN == 0);
 /// ```
 pub fn lead<T>(p: *const T) -> usize {
-    match p.align_offset(ALIGN) {
-        k if k <= lead_room::<T>() => k,
+    lead_to(p, ALIGN)
+}
+
+/// [`lead`] to an `align`-byte boundary (a power of two): at most
+/// `align / size - 1` elements, 0 when no element of `T` can be so aligned.
+fn lead_to<T>(p: *const T, align: usize) -> usize {
+    match p.align_offset(align) {
+        k if k < align / core::mem::size_of::<T>().max(1) => k,
         _ => 0,
     }
 }
@@ -129,9 +135,39 @@ impl<T: Copy> Aligned<T> {
     /// buffer stays untouched until used, and is asked for huge pages (see
     /// [`advise_hugepages`]) before its first touch.
     pub fn filled(n: usize, x: T) -> Self {
-        let room = if n == 0 { 0 } else { lead_room::<T>() };
+        Self::filled_to(n, x, ALIGN)
+    }
+
+    /// [`filled`](Self::filled) with the payload on an `align`-byte boundary
+    /// instead (a power of two; a page, 4096, for `O_DIRECT` reads), when `T`'s
+    /// size divides it (else unpadded).
+    ///
+    /// ```
+    /// use ndsimd_kernels::mem::Aligned;
+    /// let page = Aligned::filled_to(10_000, 0u8, 4096);
+    /// assert_eq!(page.payload().as_ptr() as usize % 4096, 0);
+    /// assert_eq!(page.payload().len(), 10_000);
+    /// ```
+    ///
+    /// # Panics
+    /// When `align` is not a power of two.
+    pub fn filled_to(n: usize, x: T, align: usize) -> Self {
+        let size = core::mem::size_of::<T>().max(1);
+        assert!(
+            align.is_power_of_two(),
+            "Aligned: {align} is not a power of two"
+        );
+        let room = if n == 0 || !align.is_multiple_of(size) {
+            0
+        } else {
+            align / size - 1
+        };
         let mut vec = vec![x; n.checked_add(room).expect("capacity overflow")];
-        let start = if room == 0 { 0 } else { lead(vec.as_ptr()) };
+        let start = if room == 0 {
+            0
+        } else {
+            lead_to(vec.as_ptr(), align)
+        };
         advise_hugepages(&mut vec);
         vec.truncate(start + n);
         Aligned { vec, start }

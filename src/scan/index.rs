@@ -5,7 +5,7 @@ use super::{
     changed, check_unchanged, context, error, map, open, read_at_retry, with_threads, Progress,
     Reader, ScanOptions, Shards, Strategy, ALIGN, PAR_MIN, PIECE_MIN,
 };
-use crate::kernels::{byte_table, pool};
+use crate::kernels::{byte_table, mem::Aligned, pool};
 use std::fs::File;
 use std::io::{self, Write};
 use std::ops::Range;
@@ -541,18 +541,17 @@ struct Built {
 /// Where the build's blocks come from.
 trait Source: Sync {
     /// The `n` bytes at `at`, read into `buf` if they need to be.
-    fn block<'a>(&'a self, at: u64, n: usize, buf: &'a mut Vec<u8>) -> io::Result<&'a [u8]>;
+    fn block<'a>(&'a self, at: u64, n: usize, buf: &'a mut Aligned<u8>) -> io::Result<&'a [u8]>;
 }
 
 struct FileSource<'a>(&'a Reader<'a>);
 
 impl Source for FileSource<'_> {
-    fn block<'a>(&'a self, at: u64, n: usize, buf: &'a mut Vec<u8>) -> io::Result<&'a [u8]> {
-        if buf.len() < n + ALIGN {
-            *buf = vec![0; n + ALIGN];
+    fn block<'a>(&'a self, at: u64, n: usize, buf: &'a mut Aligned<u8>) -> io::Result<&'a [u8]> {
+        if buf.payload().len() < n {
+            *buf = Aligned::filled_to(n, 0, ALIGN);
         }
-        let skew = buf.as_ptr().align_offset(ALIGN).min(ALIGN);
-        let block = &mut buf[skew..skew + n];
+        let block = &mut buf.payload_mut()[..n];
         self.0.read(block, at)?;
         Ok(block)
     }
@@ -561,7 +560,7 @@ impl Source for FileSource<'_> {
 struct MemSource<'a>(&'a [u8]);
 
 impl Source for MemSource<'_> {
-    fn block<'a>(&'a self, at: u64, n: usize, _: &'a mut Vec<u8>) -> io::Result<&'a [u8]> {
+    fn block<'a>(&'a self, at: u64, n: usize, _: &'a mut Aligned<u8>) -> io::Result<&'a [u8]> {
         Ok(&self.0[at as usize..at as usize + n])
     }
 }
@@ -606,7 +605,7 @@ fn build_blocks(
     let count = byte_table().count_byte;
 
     let worker = |_: usize| {
-        let mut buf = Vec::new();
+        let mut buf = Aligned::filled_to(0, 0u8, ALIGN);
         let mut counts: Vec<u32> = Vec::new();
         let mut offsets = Vec::new();
         let mut runs = Vec::new();

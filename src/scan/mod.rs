@@ -40,7 +40,7 @@ mod index;
 
 pub use index::LineIndex;
 
-use crate::kernels::{byte_table, io::as_words, io::Mapping, par, pool};
+use crate::kernels::{byte_table, io::as_words, io::Mapping, mem::Aligned, par, pool};
 use std::fs::{self, File};
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -681,7 +681,7 @@ fn for_each_block(
     let reader = Reader::new(file, path, len, opts.strategy).map_err(|e| (0, e))?;
     // One buffer per worker: a shard takes a free one (or allocates the first time
     // a worker needs one) and gives it back when done.
-    let free: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+    let free: Mutex<Vec<Aligned<u8>>> = Mutex::new(Vec::new());
     let failed: Mutex<Option<(u64, io::Error)>> = Mutex::new(None);
     let cap = shards.buffer.min(shards.size).min(len) as usize;
     let run_shard = |i: usize| {
@@ -691,12 +691,11 @@ fn for_each_block(
             return;
         }
         let taken = free.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut buf = taken.unwrap_or_else(|| vec![0u8; cap + ALIGN]);
-        let skew = buf.as_ptr().align_offset(ALIGN).min(ALIGN);
+        let mut buf = taken.unwrap_or_else(|| Aligned::filled_to(cap, 0u8, ALIGN));
         let mut at = start;
         while at < end && at < stop.load(Ordering::Relaxed) {
             let n = (end - at).min(shards.buffer) as usize;
-            let block = &mut buf[skew..skew + n];
+            let block = &mut buf.payload_mut()[..n];
             if let Err(e) = reader.read(block, at) {
                 stop.fetch_min(at, Ordering::Relaxed);
                 let mut slot = failed.lock().unwrap_or_else(|e| e.into_inner());
