@@ -236,6 +236,17 @@ fn owned_arrays_the_library_allocates_start_on_a_cache_line() {
             ),
             ("flatten", m.t().flatten(), want.clone()),
             ("add", &x + &y, want.iter().map(|v| 2.0 * v).collect()),
+            // An owned left operand: its padded buffer is reused in place.
+            (
+                "owned add",
+                x.clone() + &y,
+                want.iter().map(|v| 2.0 * v).collect(),
+            ),
+            (
+                "owned sqrt",
+                x.clone().sqrt(),
+                want.iter().map(|v| v.sqrt()).collect(),
+            ),
             ("scalar", &x * 2.0, want.iter().map(|v| 2.0 * v).collect()),
             (
                 "scalar left",
