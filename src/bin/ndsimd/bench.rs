@@ -598,6 +598,38 @@ fn parallel(opts: &Options, threads: usize) {
                 },
             );
         }
+        // What a two-way split costs beyond its work: the sum kernel over 16Ki cut in
+        // two pieces on the pool, against one piece alone on this thread. 1.0 would
+        // be a free hand-off with no slowdown from running side by side; the
+        // speed-up over one thread is at most twice this.
+        if n == 1 << 14 && threads == 2 && r.wants("pool split sum") {
+            let k = <f64 as ndsimd::kernels::KernelElement>::table().sum;
+            let half = n / 2;
+            let split = || {
+                let mut parts = [0.0f64; 2];
+                ndsimd::kernels::par::for_each_piece_mut(&mut parts, 2, 1, &|i, slot| {
+                    slot[0] = k(&sa[i * half..(i + 1) * half]);
+                });
+                parts[0] + parts[1]
+            };
+            let exact: f64 = sa.iter().sum();
+            assert!(
+                (split() - exact).abs() <= n as f64 * f64::EPSILON * exact,
+                "bench pool split sum"
+            );
+            r.row(
+                "pool split sum",
+                n,
+                8 * n,
+                "half inline",
+                &mut || {
+                    black_box(split());
+                },
+                &mut || {
+                    black_box(k(black_box(&sa[..half])));
+                },
+            );
+        }
         if r.wants("par add_into vs 1T") {
             let mut out1 = Array::<f64>::zeros(&[n]);
             r.row(
