@@ -522,6 +522,31 @@ fn parallel(opts: &Options, threads: usize) {
     );
     let mut r = Runner::new(opts);
     let anchor = format!("ceiling×{threads}");
+    // How many cores' worth the threads get right now: the micro-kernel's
+    // multiply-adds alone (registers only) on every thread at once, against the same
+    // total on one thread. About `threads` on separate cores; near 1 when the host
+    // runs the virtual CPUs on one core's two hardware threads, as this VM's host
+    // does at times (then no two-thread figure of the same run can pass ~1).
+    if r.wants("fma all threads") {
+        use ndsimd::kernels::gemm::fma_peak;
+        let tier = ndsimd::kernels::active_tier();
+        let rounds = 1 << 18;
+        let (per_round, _) = fma_peak::<f64>(tier, 1, 1.0).unwrap();
+        r.row(
+            "fma all threads",
+            threads,
+            (per_round * rounds as u64) as usize * threads,
+            "1 thread",
+            &mut || {
+                ndsimd::kernels::pool::run(threads, &|_| {
+                    black_box(fma_peak::<f64>(tier, rounds, black_box(1.0)));
+                })
+            },
+            &mut || {
+                black_box(fma_peak::<f64>(tier, rounds * threads, black_box(1.0)));
+            },
+        );
+    }
     for n in [1 << 14, 1 << 18, 1 << 22] {
         let a = fresh(data(n, 1));
         let b = fresh(data(n, 2));
