@@ -377,6 +377,11 @@ pub trait ByteVec: Copy {
     unsafe fn is_zero(a: Self) -> bool;
 }
 
+/// Inputs of at least this many bytes have their head handled apart so the main
+/// loop's loads fall on vector boundaries; below it the few scalar steps would cost
+/// more than the split loads they save.
+const ALIGN_FROM: usize = 512;
+
 /// [`scalar::count_byte`]: eight byte counters per lane, each of which counts up by
 /// one per step (`0 - 0xff` is `+1`) and is emptied before it can wrap. Eight, not
 /// four, vectors a step: from memory (64 MiB, `ndsimd bench --filter count_byte_in`,
@@ -386,7 +391,14 @@ pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
     const B: usize = 8;
     let (n, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
     let step = B * V::N;
-    let (mut i, mut total) = (0, 0);
+    // Count up to the first vector boundary one byte at a time, so that no load of
+    // the loop straddles two cache lines (a second access each, in L1).
+    let head = if n >= ALIGN_FROM {
+        p.align_offset(V::N).min(n)
+    } else {
+        0
+    };
+    let (mut i, mut total) = (head, scalar::count_byte(&hay[..head], needle));
     while i + step <= n {
         let mut acc = [V::splat(0); B];
         let mut rounds = 0;
@@ -418,7 +430,16 @@ pub(crate) unsafe fn nth_byte<V: ByteVec>(
     const B: usize = 4;
     let (len, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
     let step = B * V::N;
-    let (mut i, mut left) = (0, n);
+    // Bytes up to the first vector boundary one at a time (see `count_byte`).
+    let head = if len >= ALIGN_FROM {
+        p.align_offset(V::N).min(len)
+    } else {
+        0
+    };
+    let (mut i, mut left) = match scalar::nth_byte(&hay[..head], needle, n) {
+        Ok(j) => return Ok(j),
+        Err(c) => (head, n - c),
+    };
     while i + step <= len {
         let mut acc = V::sub(V::splat(0), V::eq(V::load(p.add(i)), nv));
         for k in 1..B {
@@ -447,7 +468,16 @@ pub(crate) unsafe fn first_nonzero_word<V: ByteVec>(words: &[u64]) -> Option<usi
     let (n, p) = (words.len(), words.as_ptr().cast::<u8>());
     let per = V::N / 8;
     let step = B * per;
-    let mut i = 0;
+    // Words up to the first vector boundary one at a time (see `count_byte`).
+    let head = if 8 * n >= ALIGN_FROM {
+        (p.align_offset(V::N) / 8).min(n)
+    } else {
+        0
+    };
+    if let Some(j) = scalar::first_nonzero_word(&words[..head]) {
+        return Some(j);
+    }
+    let mut i = head;
     while i + step <= n {
         let mut x = V::load(p.add(8 * i));
         for k in 1..B {
