@@ -870,3 +870,74 @@ fn parallel_vdot_exact_and_within_bound() {
         );
     }
 }
+
+/// Contiguous operands that do not start on a cache line (views past the start of
+/// their buffers, at the same and at different offsets): the output's head goes
+/// through a kernel call of its own, and every element must still be written
+/// right, on one thread and split over the pool; the same for the in-place forms.
+#[test]
+fn outputs_off_a_cache_line_are_written_whole() {
+    let mut rng = Rng(77);
+    for n in [255usize, 256, 257, 300, 1000, 40_000] {
+        for (oa, ob, oo) in [(1usize, 1usize, 1usize), (3, 3, 3), (1, 2, 5), (0, 0, 7)] {
+            let fill = |rng: &mut Rng, k: usize| -> Array<f64> {
+                Array::from_vec((0..n + k).map(|_| value(rng)).collect())
+            };
+            let (a, b) = (fill(&mut rng, oa), fill(&mut rng, ob));
+            let (va, vb) = (
+                a.slice([SliceArg::from(oa as isize..)]).unwrap(),
+                b.slice([SliceArg::from(ob as isize..)]).unwrap(),
+            );
+            let (xa, xb) = (va.to_vec(), vb.to_vec());
+            let mut out = Array::<f64>::full(&[n + oo], 123.0);
+            for threads in [1usize, 2] {
+                ndsimd::with_threads(threads, || {
+                    let mut o = out.slice_mut([SliceArg::from(oo as isize..)]).unwrap();
+                    va.add_into(&vb, &mut o).unwrap();
+                    let want: Vec<f64> = xa.iter().zip(&xb).map(|(x, y)| x + y).collect();
+                    check(
+                        &o.to_vec(),
+                        &want,
+                        &format!("add_into n {n} offsets {oa} {ob} {oo}"),
+                    );
+                    va.mul_into(2.5, &mut o).unwrap();
+                    let want: Vec<f64> = xa.iter().map(|x| x * 2.5).collect();
+                    check(
+                        &o.to_vec(),
+                        &want,
+                        &format!("mul_into n {n} offsets {oa} {oo}"),
+                    );
+                    va.sqrt_into(&mut o).unwrap();
+                    let want: Vec<f64> = xa.iter().map(|x| x.sqrt()).collect();
+                    check(
+                        &o.to_vec(),
+                        &want,
+                        &format!("sqrt_into n {n} offsets {oa} {oo}"),
+                    );
+                });
+            }
+            // In place: the contiguous fast path (head apart, pieces on the pool).
+            for threads in [1usize, 2] {
+                ndsimd::with_threads(threads, || {
+                    let mut o = out.slice_mut([SliceArg::from(oo as isize..)]).unwrap();
+                    o.as_slice_mut().unwrap().copy_from_slice(&xa);
+                    o.try_sub_assign(&vb).unwrap();
+                    let want: Vec<f64> = xa.iter().zip(&xb).map(|(x, y)| x - y).collect();
+                    check(
+                        &o.to_vec(),
+                        &want,
+                        &format!("sub_assign n {n} offsets {ob} {oo}"),
+                    );
+                    o.try_div_assign(-4.0).unwrap();
+                    let want: Vec<f64> = want.iter().map(|x| x / -4.0).collect();
+                    check(&o.to_vec(), &want, &format!("div_assign n {n} offset {oo}"));
+                    o.abs_assign();
+                    let want: Vec<f64> = want.iter().map(|x| x.abs()).collect();
+                    check(&o.to_vec(), &want, &format!("abs_assign n {n} offset {oo}"));
+                });
+            }
+            // The elements before the view are never touched.
+            assert!(out.as_slice().unwrap()[..oo].iter().all(|&x| x == 123.0));
+        }
+    }
+}

@@ -161,18 +161,39 @@ fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
 /// 16Ki pieces (so no split) it ran 0.96–1.03×; 4Ki pieces gave 1.02–1.67×.
 pub(crate) const PAR_MIN_ELEMS: usize = 1 << 13;
 
+/// Outputs at least this long that do not start on a cache line have their head
+/// written by a call of its own (see [`split`]); a shorter one costs more in the
+/// extra call than its split loads.
+const ALIGN_HEAD_MIN: usize = 256;
+
 /// Runs `f(range, out_piece)` over `out` cut into pieces on the pool when it is
 /// large enough to pay for the split, else once over the whole of it. Pieces start
 /// at multiples of 8 elements (whole cache lines for `f64` when `out` is aligned).
+///
+/// An output that does not start on a cache line (a caller's `Vec`, a view past
+/// the start) of at least [`ALIGN_HEAD_MIN`] elements first gets the elements
+/// before the first line boundary in a call of their own, so the rest, and every
+/// piece of it, starts on a line: with inputs at the same offset (the usual case,
+/// one allocator for all) every load and store of the kernel's loop is aligned.
+/// Elementwise results do not depend on where a call starts.
 #[inline]
 pub(crate) fn split<U: Send>(out: &mut [U], f: &(dyn Fn(std::ops::Range<usize>, &mut [U]) + Sync)) {
-    let pieces = pieces(out.len());
-    if pieces <= 1 {
-        let n = out.len();
-        return f(0..n, out);
+    let n = out.len();
+    let head = if n >= ALIGN_HEAD_MIN {
+        ndsimd_kernels::mem::lead(out.as_ptr()).min(n)
+    } else {
+        0
+    };
+    let (first, rest) = out.split_at_mut(head);
+    if head > 0 {
+        f(0..head, first);
     }
-    par::for_each_piece_mut(out, pieces, 8, &|start, piece| {
-        f(start..start + piece.len(), piece)
+    let pieces = pieces(rest.len());
+    if pieces <= 1 {
+        return f(head..n, rest);
+    }
+    par::for_each_piece_mut(rest, pieces, 8, &|start, piece| {
+        f(head + start..head + start + piece.len(), piece)
     });
 }
 
@@ -391,6 +412,19 @@ fn assign_exec<T: Element>(
     b: &Operand<'_, T>,
 ) {
     let shape = acc.dim.clone();
+    // The common case: `acc` contiguous and `b` a scalar or contiguous of its shape,
+    // on the pool as the `_into` forms are.
+    if let Some(target) = acc.as_slice_mut() {
+        match b {
+            Operand::Scalar(s) => return split(target, &|_, piece| (op.assign_vs)(piece, *s)),
+            Operand::Array(v) if same_shape(v.shape(), &shape) => {
+                if let Some(y) = v.as_slice() {
+                    return split(target, &|r, piece| (op.assign_vv)(piece, &y[r]));
+                }
+            }
+            Operand::Array(_) => {}
+        }
+    }
     let sb = scalar_slot(b);
     let pb = prepare(b, &sb, &shape);
     let acc_off = acc.offset;
@@ -669,8 +703,7 @@ macro_rules! unary_methods {
             pub fn $assign(&mut self) {
                 let op = &table::<T>().$name;
                 if let Some(s) = self.as_slice_mut() {
-                    (op.assign)(s);
-                    return;
+                    return split(s, &|_, piece| (op.assign)(piece));
                 }
                 let src = self.to_owned();
                 unary_exec(op, &src.view(), self);

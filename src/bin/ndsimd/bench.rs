@@ -664,6 +664,31 @@ fn parallel(opts: &Options, threads: usize) {
                 },
             );
         }
+        if r.wants("par add_assign vs 1T") {
+            // In place, `acc += b`: the same pieces on the pool as `add_into`. `acc`
+            // grows by `b` each call; it is checked against a plain loop first.
+            let mut acc = fresh(data(n, 3));
+            let mut acc1 = fresh(data(n, 3));
+            let want: Vec<f64> = acc
+                .as_slice()
+                .unwrap()
+                .iter()
+                .zip(sb)
+                .map(|(x, y)| x + y)
+                .collect();
+            acc.try_add_assign(&b).unwrap();
+            same(acc.as_slice().unwrap(), &want, "par add_assign");
+            r.row(
+                "par add_assign vs 1T",
+                n,
+                24 * n,
+                "1 thread",
+                &mut || black_box(&mut acc).try_add_assign(&b).unwrap(),
+                &mut || {
+                    ndsimd::with_threads(1, || black_box(&mut acc1).try_add_assign(&b).unwrap())
+                },
+            );
+        }
         if r.wants("par add_into vs 1T") {
             let mut out1 = Array::<f64>::zeros(&[n]);
             r.row(
