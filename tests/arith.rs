@@ -914,6 +914,23 @@ fn outputs_off_a_cache_line_are_written_whole() {
                         &want,
                         &format!("sqrt_into n {n} offsets {oa} {oo}"),
                     );
+                    va.mul_add_into(&vb, &va, &mut o).unwrap();
+                    let want: Vec<f64> =
+                        xa.iter().zip(&xb).map(|(x, y)| x.mul_add(*y, *x)).collect();
+                    check(
+                        &o.to_vec(),
+                        &want,
+                        &format!("mul_add_into n {n} offsets {oa} {ob} {oo}"),
+                    );
+                    // A comparison into a bool view off a line, and allocating.
+                    let mut flags = Array::from_elem(&[n + oo], true);
+                    let mut f = flags.slice_mut([SliceArg::from(oo as isize..)]).unwrap();
+                    va.less_into(&vb, &mut f).unwrap();
+                    let want: Vec<bool> = xa.iter().zip(&xb).map(|(x, y)| x < y).collect();
+                    assert_eq!(f.to_vec(), want, "less_into n {n} offsets {oa} {ob} {oo}");
+                    assert_eq!(va.less(&vb).unwrap().to_vec(), want, "less n {n}");
+                    let want: Vec<bool> = xa.iter().map(|x| *x >= 0.5).collect();
+                    assert_eq!(va.greater_equal(0.5).unwrap().to_vec(), want, "ge n {n}");
                 });
             }
             // In place: the contiguous fast path (head apart, pieces on the pool).

@@ -148,6 +148,14 @@ pub(crate) fn src<'a, T: Copy>(
     }
 }
 
+/// The elements `r` of a run input (a constant stays itself).
+fn part<T: Copy>(x: Src<'_, T>, r: std::ops::Range<usize>) -> Src<'_, T> {
+    match x {
+        Src::Slice(s) => Src::Slice(&s[r]),
+        v => v,
+    }
+}
+
 fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
     match o {
         Operand::Scalar(x) => Some(Src::Value(*x)),
@@ -338,7 +346,7 @@ pub(crate) fn zip_exec<T: DType, U: DType>(
         let n = out.len();
         if let (Some(sa), Some(sb), Some(o)) = (whole(a), whole(b), out.as_slice_mut()) {
             debug_assert_eq!(o.len(), n);
-            call(sa, sb, o);
+            split(o, &|r, piece| call(part(sa, r.clone()), part(sb, r), piece));
             return;
         }
     }

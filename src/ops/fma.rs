@@ -1,6 +1,6 @@
 //! Fused multiply-add, `a * b + c` rounded once, with NumPy broadcasting.
 
-use super::arith::{check_out, prepare, scalar_slot, IntoOperand, Operand};
+use super::arith::{check_out, prepare, scalar_slot, split, IntoOperand, Operand};
 use super::engine::{gather, scatter, Plan, BLOCK};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::dim::{broadcast_shapes, size_of_shape, Dim};
@@ -44,6 +44,14 @@ fn run_slice<'a, T: Copy>(
     }
 }
 
+/// An operand's elements when it is an array of exactly `shape`, contiguous.
+fn whole<'a, T: Element>(o: &'a Operand<'_, T>, shape: &[usize]) -> Option<&'a [T]> {
+    match o {
+        Operand::Array(v) if v.shape() == shape => v.as_slice(),
+        _ => None,
+    }
+}
+
 fn fma_exec<T: Element>(
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
@@ -52,6 +60,14 @@ fn fma_exec<T: Element>(
 ) {
     let kernel = T::table().fma;
     let shape = out.dim.clone();
+    // The common case: all four contiguous with one shape, on the pool as the other
+    // elementwise operations are.
+    let whole = (whole(a, &shape), whole(b, &shape), whole(c, &shape));
+    if let ((Some(x), Some(y), Some(z)), Some(o)) = (whole, out.as_slice_mut()) {
+        return split(o, &|r, piece| {
+            kernel(&x[r.clone()], &y[r.clone()], &z[r], piece)
+        });
+    }
     let (sa, sb, sc) = (scalar_slot(a), scalar_slot(b), scalar_slot(c));
     let (pa, pb, pc) = (
         prepare(a, &sa, &shape),
