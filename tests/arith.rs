@@ -922,6 +922,36 @@ fn outputs_off_a_cache_line_are_written_whole() {
                         &want,
                         &format!("mul_add_into n {n} offsets {oa} {ob} {oo}"),
                     );
+                    // With scalars: the kernel in blocks, the scalar repeated.
+                    va.mul_add_into(2.5, &vb, &mut o).unwrap();
+                    let want: Vec<f64> = xa
+                        .iter()
+                        .zip(&xb)
+                        .map(|(x, y)| x.mul_add(2.5, *y))
+                        .collect();
+                    check(
+                        &o.to_vec(),
+                        &want,
+                        &format!("mul_add_into(2.5, b) n {n} offsets {oa} {oo}"),
+                    );
+                    va.mul_add_into(&vb, -1.0, &mut o).unwrap();
+                    let want: Vec<f64> = xa
+                        .iter()
+                        .zip(&xb)
+                        .map(|(x, y)| x.mul_add(*y, -1.0))
+                        .collect();
+                    check(
+                        &o.to_vec(),
+                        &want,
+                        &format!("mul_add_into(b, -1) n {n} offsets {oa} {oo}"),
+                    );
+                    let got = va.mul_add(0.5, 3.0).unwrap();
+                    let want: Vec<f64> = xa.iter().map(|x| x.mul_add(0.5, 3.0)).collect();
+                    check(
+                        &got.to_vec(),
+                        &want,
+                        &format!("mul_add(0.5, 3) n {n} offset {oa}"),
+                    );
                     // A comparison into a bool view off a line, and allocating.
                     let mut flags = Array::from_elem(&[n + oo], true);
                     let mut f = flags.slice_mut([SliceArg::from(oo as isize..)]).unwrap();

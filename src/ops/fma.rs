@@ -1,6 +1,6 @@
 //! Fused multiply-add, `a * b + c` rounded once, with NumPy broadcasting.
 
-use super::arith::{check_out, prepare, scalar_slot, split, IntoOperand, Operand};
+use super::arith::{check_out, prepare, scalar_slot, split, IntoOperand, Operand, Src};
 use super::engine::{gather, scatter, Plan, BLOCK};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::dim::{broadcast_shapes, size_of_shape, Dim};
@@ -44,11 +44,22 @@ fn run_slice<'a, T: Copy>(
     }
 }
 
-/// An operand's elements when it is an array of exactly `shape`, contiguous.
-fn whole<'a, T: Element>(o: &'a Operand<'_, T>, shape: &[usize]) -> Option<&'a [T]> {
+/// An operand as a run source when it is a scalar or an array of exactly `shape`,
+/// contiguous.
+fn whole<'a, T: Element>(o: &'a Operand<'_, T>, shape: &[usize]) -> Option<Src<'a, T>> {
     match o {
-        Operand::Array(v) if v.shape() == shape => v.as_slice(),
-        _ => None,
+        Operand::Scalar(x) => Some(Src::Value(*x)),
+        Operand::Array(v) if v.shape() == shape => v.as_slice().map(Src::Slice),
+        Operand::Array(_) => None,
+    }
+}
+
+/// Elements `r` of a run source: a slice of it, or its constant repeated into
+/// `buf` (`r.len() <= BLOCK`).
+fn chunk<'a, T: Copy>(x: &Src<'a, T>, r: std::ops::Range<usize>, buf: &'a [T]) -> &'a [T] {
+    match *x {
+        Src::Slice(s) => &s[r],
+        Src::Value(_) => &buf[..r.len()],
     }
 }
 
@@ -60,12 +71,35 @@ fn fma_exec<T: Element>(
 ) {
     let kernel = T::table().fma;
     let shape = out.dim.clone();
-    // The common case: all four contiguous with one shape, on the pool as the other
-    // elementwise operations are.
+    // The common case: the output contiguous, each input a scalar or contiguous with
+    // its shape, on the pool as the other elementwise operations are. The kernel
+    // takes three slices, so with a scalar the piece goes in blocks, the scalar
+    // repeated once into a block buffer.
     let whole = (whole(a, &shape), whole(b, &shape), whole(c, &shape));
     if let ((Some(x), Some(y), Some(z)), Some(o)) = (whole, out.as_slice_mut()) {
+        if let (Src::Slice(x), Src::Slice(y), Src::Slice(z)) = (x, y, z) {
+            return split(o, &|r, piece| {
+                kernel(&x[r.clone()], &y[r.clone()], &z[r], piece)
+            });
+        }
+        let fill = |s: &Src<'_, T>| match *s {
+            Src::Value(v) => [v; BLOCK],
+            Src::Slice(_) => [T::zero(); BLOCK],
+        };
+        let (fx, fy, fz) = (fill(&x), fill(&y), fill(&z));
         return split(o, &|r, piece| {
-            kernel(&x[r.clone()], &y[r.clone()], &z[r], piece)
+            let mut done = 0;
+            while done < piece.len() {
+                let n = BLOCK.min(piece.len() - done);
+                let at = r.start + done..r.start + done + n;
+                kernel(
+                    chunk(&x, at.clone(), &fx),
+                    chunk(&y, at.clone(), &fy),
+                    chunk(&z, at, &fz),
+                    &mut piece[done..done + n],
+                );
+                done += n;
+            }
         });
     }
     let (sa, sb, sc) = (scalar_slot(a), scalar_slot(b), scalar_slot(c));
