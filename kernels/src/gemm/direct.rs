@@ -88,22 +88,26 @@ pub(crate) unsafe fn direct<V: Simd, const R: usize, const W: usize>(
     let mut i = 0;
     while i + R <= m {
         let (ai, ci) = at(i);
+        // SAFETY: rows `i .. i + R` of A and C, inside the `m` rows (checked above).
         unsafe { row_block::<V, R, W>(&g, ai, ars, ci, crs) };
         i += R;
     }
     // The last `m mod R` rows: at most one block of each of 4, 2, 1 rows.
     if R > 4 && i + 4 <= m {
         let (ai, ci) = at(i);
+        // SAFETY: rows `i .. i + 4` of A and C, inside the `m` rows (checked above).
         unsafe { row_block::<V, 4, W>(&g, ai, ars, ci, crs) };
         i += 4;
     }
     if R > 2 && i + 2 <= m {
         let (ai, ci) = at(i);
+        // SAFETY: rows `i .. i + 2` of A and C, inside the `m` rows (checked above).
         unsafe { row_block::<V, 2, W>(&g, ai, ars, ci, crs) };
         i += 2;
     }
     if R > 1 && i < m {
         let (ai, ci) = at(i);
+        // SAFETY: rows `i .. i + 1` of A and C, inside the `m` rows (checked above).
         unsafe { row_block::<V, 1, W>(&g, ai, ars, ci, crs) };
         i += 1;
     }
@@ -150,18 +154,23 @@ unsafe fn row_block<V: Simd, const R: usize, const W: usize>(
     // SAFETY (every block below): columns `j .. j + W * N` (or `j .. j + N`, or the
     // tail) of these rows are inside the `n` columns, as `block` needs.
     while j + W * V::N <= n {
+        // SAFETY: columns `j .. j + W * N` are inside the `n` columns (loop condition).
         unsafe { block::<V, R, W>(g, a, ars, j, c, crs, Lanes::All) };
         j += W * V::N;
     }
     while j + V::N <= n {
+        // SAFETY: columns `j .. j + N` are inside the `n` columns (loop condition).
         unsafe { block::<V, R, 1>(g, a, ars, j, c, crs, Lanes::All) };
         j += V::N;
     }
     if j < n {
         if n >= V::N {
             let from = j + V::N - n;
+            // SAFETY: columns `n - N .. n` exist (`n >= N`); lanes below `from` are not stored.
             unsafe { block::<V, R, 1>(g, a, ars, n - V::N, c, crs, Lanes::From(from)) };
         } else {
+            // SAFETY: `Lanes::Below(n)` with `j == 0` and `W == 1`: B and C go through a
+            // stack vector, only their `n` columns are read and written.
             unsafe { block::<V, R, 1>(g, a, ars, 0, c, crs, Lanes::Below(n)) };
         }
     }
