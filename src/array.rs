@@ -47,7 +47,7 @@ impl<T: DType> Data for Vec<T> {
     /// every buffer the library allocates.
     fn clone_at(&self, offset: usize) -> (Self, usize) {
         let mut v: Vec<T> = Vec::with_capacity(self.len() + mem::lead_room::<T>());
-        let shift = if self.len() > mem::lead_room::<T>() {
+        let shift = if !self.is_empty() {
             mem::lead(v.as_ptr().wrapping_add(offset))
         } else {
             0

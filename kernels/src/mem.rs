@@ -81,6 +81,18 @@ pub fn lead<T>(p: *const T) -> usize {
     lead_to(p, ALIGN)
 }
 
+/// Elements of padding a buffer of `n` elements of `T` gets so its payload can
+/// start on an `align`-byte boundary: none for an empty one or a `T` whose size does
+/// not divide `align`.
+fn room<T>(n: usize, align: usize) -> usize {
+    let size = core::mem::size_of::<T>().max(1);
+    if n == 0 || !align.is_multiple_of(size) {
+        0
+    } else {
+        align / size - 1
+    }
+}
+
 /// [`lead`] to an `align`-byte boundary (a power of two): at most
 /// `align / size - 1` elements, 0 when no element of `T` can be so aligned.
 fn lead_to<T>(p: *const T, align: usize) -> usize {
@@ -152,16 +164,11 @@ impl<T: Copy> Aligned<T> {
     /// # Panics
     /// When `align` is not a power of two.
     pub fn filled_to(n: usize, x: T, align: usize) -> Self {
-        let size = core::mem::size_of::<T>().max(1);
         assert!(
             align.is_power_of_two(),
             "Aligned: {align} is not a power of two"
         );
-        let room = if n == 0 || !align.is_multiple_of(size) {
-            0
-        } else {
-            align / size - 1
-        };
+        let room = room::<T>(n, align);
         let mut vec = vec![x; n.checked_add(room).expect("capacity overflow")];
         let start = if room == 0 {
             0
@@ -185,7 +192,7 @@ impl<T: Copy> Aligned<T> {
         n: usize,
         fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>]),
     ) -> Self {
-        let room = if n == 0 { 0 } else { lead_room::<T>() };
+        let room = room::<T>(n, ALIGN);
         let mut vec: Vec<T> = Vec::with_capacity(n.checked_add(room).expect("capacity overflow"));
         let start = if room == 0 { 0 } else { lead(vec.as_ptr()) };
         let spare = &mut vec.spare_capacity_mut()[..start + n];
