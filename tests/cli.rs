@@ -141,6 +141,8 @@ fn bad_options_exit_2_with_a_message() {
         (&["lines", p(&f), "--size", "8"], "unknown option '--size'"),
         (&["haystack", p(&f), "--threads", "2"], "unknown option"),
         (&["no-such-command"], "unknown command"),
+        (&["bench", "--bogus"], "unknown option '--bogus'"),
+        (&["bench", "--filter"], "--filter needs a value"),
     ];
     for (args, msg) in cases {
         let o = ndsimd(args);
@@ -155,6 +157,8 @@ fn help_for_each_subcommand() {
         ("scan", "--strategy pread|mmap"),
         ("lines", "wc -l"),
         ("haystack", "--size SIZE"),
+        // Help, not a minute of timing.
+        ("bench", "ratio = anchor time / ours"),
     ] {
         for flag in ["--help", "-h"] {
             let o = ndsimd(&[cmd, flag]);

@@ -23,18 +23,53 @@ use std::time::{Duration, Instant};
 pub struct Options {
     quick: bool,
     filter: Option<String>,
+    /// `--help` or `-h` was given: print [`HELP`] and run nothing.
+    pub help: bool,
 }
+
+/// `ndsimd bench --help`.
+pub const HELP: &str = "\
+ndsimd bench: time the kernels against anchors measured in the same run
+
+USAGE:
+    ndsimd bench [--quick] [--filter TEXT]
+
+OPTIONS:
+    --quick         fewer samples (a few seconds instead of about a minute)
+    --filter TEXT   only the rows whose op name contains TEXT; 'a|b' runs the rows
+                    that contain either
+    -h, --help      print this message
+
+Each row times one operation and its anchor in alternation (samples interleaved)
+and prints the median time per call, the spread of the samples, the rate, and
+ratio = anchor time / ours (above 1: ours is faster). The anchors:
+    ceiling     a loop moving the same bytes with no real arithmetic (the caches'
+                or memory's limit), on the active tier
+    collect     the same values by iter().map().collect()
+    peak        the matrix micro-kernel's multiply-adds with operands in
+                registers, the same flop count (the fraction of the FMA peak)
+    1 thread    the same call under with_threads(1) (in the pool's table); in
+                'fma all threads', the same multiply-adds on one thread, so the
+                ratio is how many cores' worth the threads get in this run
+    into        the same operation writing into a preallocated output
+    +16 B       the same call on arrays 16 bytes past a cache line
+    half inline one half of the work run on the calling thread alone
+Every answer is checked before it is timed. The tables run on one thread, then on
+all of them (NDSIMD_NUM_THREADS); NDSIMD_TIER caps the SIMD tier.
+";
 
 impl Options {
     pub fn parse(args: &[String]) -> Result<Options, String> {
         let mut o = Options {
             quick: false,
             filter: None,
+            help: false,
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
             match a.as_str() {
                 "--quick" => o.quick = true,
+                "-h" | "--help" => o.help = true,
                 "--filter" => {
                     o.filter = Some(it.next().ok_or("--filter needs a value")?.clone());
                 }

@@ -82,6 +82,10 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("bench") => match bench::Options::parse(&args[1..]) {
+            Ok(opts) if opts.help => {
+                out!("{}", bench::HELP);
+                ExitCode::SUCCESS
+            }
             Ok(opts) => {
                 bench::run(&opts);
                 ExitCode::SUCCESS
