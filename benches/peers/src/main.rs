@@ -10,28 +10,13 @@
 //! The thread count comes from `NDSIMD_NUM_THREADS`; faer gets `Par::rayon(n)`,
 //! matrixmultiply reads `MATMUL_NUM_THREADS` itself.
 use std::hint::black_box;
-use std::time::Instant;
 
-fn median(v: &mut Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
+mod timing;
+use timing::median;
 
+/// GFLOP/s of `f` doing `flops` (the shared timing rule).
 fn time(f: &mut dyn FnMut(), flops: f64) -> f64 {
-    // Samples of >= 20 ms, median of 5.
-    let mut reps = 1;
-    loop {
-        let t = Instant::now();
-        for _ in 0..reps { f(); }
-        if t.elapsed().as_secs_f64() > 0.02 { break; }
-        reps *= 2;
-    }
-    let mut v: Vec<f64> = (0..5).map(|_| {
-        let t = Instant::now();
-        for _ in 0..reps { f(); }
-        t.elapsed().as_secs_f64() / reps as f64
-    }).collect();
-    flops / median(&mut v) / 1e9
+    flops / timing::secs(f) / 1e9
 }
 
 fn case<T>(n: usize, threads: usize, rounds: usize)

@@ -15,36 +15,14 @@
 //! The peers are single-threaded; ndsimd splits inputs of 512 KiB and more over
 //! its pool when `NDSIMD_NUM_THREADS` is above 1.
 use std::hint::black_box;
-use std::time::Instant;
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
+#[path = "../timing.rs"]
+mod timing;
+use timing::median;
 
-/// GB/s of `f` over `bytes`: samples of at least 20 ms, the median of 5.
+/// GB/s of `f` over `bytes` (the shared timing rule).
 fn rate(bytes: usize, f: &mut dyn FnMut()) -> f64 {
-    let mut reps = 1;
-    loop {
-        let t = Instant::now();
-        for _ in 0..reps {
-            f();
-        }
-        if t.elapsed().as_secs_f64() > 0.02 {
-            break;
-        }
-        reps *= 2;
-    }
-    let mut v: Vec<f64> = (0..5)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            t.elapsed().as_secs_f64() / reps as f64
-        })
-        .collect();
-    bytes as f64 / median(&mut v) / 1e9
+    bytes as f64 / timing::secs(f) / 1e9
 }
 
 fn main() {
