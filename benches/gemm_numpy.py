@@ -19,7 +19,7 @@ import os
 import statistics
 import sys
 
-from interleave import median_time, our_times, spread
+from interleave import FMA_ROW, median_time, our_times, spread, two_core_report
 
 CASES = [
     # (name in our table, n column, dtype, m, k, n, transpose_b)
@@ -80,6 +80,7 @@ def main():
 
     np_t = {c[:2]: [] for c in CASES}
     our_t = {c[:2]: [] for c in CASES}
+    fma = []
     for r in range(args.rounds):
         for name, ncol, dt, m, k, n, tb in CASES:
             np_t[(name, ncol)].append(numpy_time(np, dt, m, k, n, tb))
@@ -87,6 +88,8 @@ def main():
                         list(our_t))
         for key in our_t:
             our_t[key].append(got[key])
+        if FMA_ROW in got:
+            fma.append(got[FMA_ROW])
         print("round %d/%d done" % (r + 1, args.rounds), file=sys.stderr)
 
     print("NumPy %s, %d thread(s), %d interleaved rounds; GFLOP/s medians (spread)"
@@ -98,6 +101,8 @@ def main():
         mo, mq = statistics.median(o), statistics.median(q)
         print("%-20s %6d %8.1f (%4.1f%%) %8.1f (%4.1f%%) %8.2f" % (
             name, ncol, flops / mo / 1e9, spread(o, mo), flops / mq / 1e9, spread(q, mq), mq / mo))
+    if fma:
+        two_core_report(fma, [("%s %d" % (c[0], c[1]), our_t[c[:2]], np_t[c[:2]]) for c in CASES])
 
 
 if __name__ == "__main__":

@@ -33,15 +33,31 @@ def median_time(call, min_sample=0.02, samples=5):
     return statistics.median(out)
 
 
+FMA_ROW = "fma all threads"
+
+# A round whose "fma all threads" ratio is at least this had two cores' worth of
+# multiply-adds (two-thread runs read 1.7-2.0 then, 1.0-1.1 when the host runs both
+# vCPUs on one core).
+TWO_CORES = 1.5
+
+
 def our_times(binary, threads, bench_filter, header, keys):
     """Runs `ndsimd bench --quick --filter bench_filter` with NDSIMD_NUM_THREADS =
     `threads` and returns {(row name, n): seconds} for `keys`, read from the tables
-    whose header matches the regex `header` (its group 1 must be the thread count)."""
+    whose header matches the regex `header` (its group 1 must be the thread count).
+    With more than one thread the same run also times the bench's "fma all threads"
+    row, and the result holds its ratio (how many cores' worth of multiply-adds the
+    threads got in this run) under the key FMA_ROW."""
     env = dict(os.environ, NDSIMD_NUM_THREADS=str(threads))
+    if threads > 1:
+        bench_filter += "|" + FMA_ROW
     out = subprocess.run([binary, "bench", "--quick", "--filter", bench_filter], env=env,
                          check=True, capture_output=True, text=True).stdout
     times, table = {}, None
     for line in out.splitlines():
+        if threads > 1 and line.startswith(FMA_ROW):
+            times[FMA_ROW] = float(line.split()[-1])
+            continue
         head = re.match(header, line)
         if head:
             table = int(head.group(1))
@@ -52,6 +68,8 @@ def our_times(binary, threads, bench_filter, header, keys):
             m = re.match(r"%s\s+%d\s+([\d.]+)\s" % (re.escape(name), ncol), line)
             if m and not line[len(name):].lstrip()[0].isalpha():
                 times[(name, ncol)] = float(m.group(1)) * 1e-9
+    if threads > 1:
+        keys = keys + [FMA_ROW]
     missing = [k for k in keys if k not in times]
     if missing:
         raise SystemExit("no row %r in our bench output" % (missing[0],))
@@ -61,3 +79,21 @@ def our_times(binary, threads, bench_filter, header, keys):
 def spread(values, med):
     """Half the range over the median, in percent."""
     return (max(values) - min(values)) / 2 / med * 100
+
+
+def two_core_report(fma, rows):
+    """Prints each round's "fma all threads" ratio, then, when some rounds had two
+    cores' worth (>= TWO_CORES) and some did not, each row's ratio over those rounds
+    only: `rows` is a list of (label, our times per round, the anchor's per round)
+    and the ratio is the anchor's median over ours, as in the main table. All rounds
+    stay in the main table; this only says which machine each round ran on."""
+    print("cores' worth of FMA per round (%s): %s" % (
+        FMA_ROW, " ".join("%.2f" % f for f in fma)))
+    keep = [i for i, f in enumerate(fma) if f >= TWO_CORES]
+    if not keep or len(keep) == len(fma):
+        return
+    print("rounds with two cores' worth (%d of %d), medians, anchor/ours:" % (len(keep), len(fma)))
+    for label, ours, theirs in rows:
+        mo = statistics.median([ours[i] for i in keep])
+        mq = statistics.median([theirs[i] for i in keep])
+        print("  %-32s %8.2f" % (label, mq / mo))

@@ -13,7 +13,10 @@ these operations whatever the BLAS threads. Each round times every NumPy case he
 (the median of 5 samples of at least 20 ms), then runs
 `ndsimd bench --quick --filter par` once with NDSIMD_NUM_THREADS=T. Each case
 reports the median over rounds of both sides, their spread, and NumPy time / ours
-(> 1: we are faster). Our bench checks every answer before it times it.
+(> 1: we are faster). Our bench checks every answer before it times it. The same
+bench run also times its "fma all threads" row: the script prints that ratio for
+each round (about 2 when the two threads had two cores, about 1 when the host ran
+them on one) and, when the rounds were mixed, the ratios over the two-core rounds.
 """
 
 import argparse
@@ -21,7 +24,7 @@ import os
 import statistics
 import sys
 
-from interleave import median_time, our_times, spread
+from interleave import FMA_ROW, median_time, our_times, spread, two_core_report
 
 M = 1024  # the matrix is M x M
 
@@ -66,12 +69,15 @@ def main():
     calls = {(name, n): eval("lambda: " + stmt, env) for name, n, stmt in CASES}
     np_t = {k: [] for k in calls}
     our_t = {k: [] for k in calls}
+    fma = []
     for r in range(args.rounds):
         for key, call in calls.items():
             np_t[key].append(median_time(call))
         got = our_times(args.bin, args.threads, "par", r"(\d+) threads \(the pool\)", list(calls))
         for key in our_t:
             our_t[key].append(got[key])
+        if FMA_ROW in got:
+            fma.append(got[FMA_ROW])
         print("round %d/%d done" % (r + 1, args.rounds), file=sys.stderr)
 
     print("NumPy %s (1 thread), ndsimd on %d threads, %d interleaved rounds; "
@@ -82,6 +88,8 @@ def main():
         mo, mq = statistics.median(o), statistics.median(q)
         print("%-24s %8d %10.1f (%4.1f%%) %10.1f (%4.1f%%) %8.2f" % (
             name, n, mo * 1e6, spread(o, mo), mq * 1e6, spread(q, mq), mq / mo))
+    two_core_report(fma, [("%s %d" % (name, n), our_t[(name, n)], np_t[(name, n)])
+                          for name, n, _ in CASES])
 
 
 if __name__ == "__main__":
