@@ -34,16 +34,46 @@ impl<T: Copy + Default> Small<T> {
         }
     }
 
+    /// Removes element `i` (no allocation when the result fits inline).
     pub(crate) fn remove(&mut self, i: usize) {
-        let mut v = self.to_vec();
-        v.remove(i);
-        *self = Self::from_slice(&v);
+        match self {
+            Small::Inline(n, a) => {
+                let len = *n as usize;
+                assert!(i < len, "remove: index {i} out of {len}");
+                a.copy_within(i + 1..len, i);
+                *n -= 1;
+            }
+            Small::Heap(v) => {
+                v.remove(i);
+                if v.len() <= INLINE {
+                    *self = Self::from_slice(&v.clone());
+                }
+            }
+        }
     }
 
+    /// Inserts `x` before element `i` (no allocation while it fits inline).
     pub(crate) fn insert(&mut self, i: usize, x: T) {
-        let mut v = self.to_vec();
-        v.insert(i, x);
-        *self = Self::from_slice(&v);
+        match self {
+            Small::Inline(n, a) if (*n as usize) < INLINE => {
+                let len = *n as usize;
+                assert!(i <= len, "insert: index {i} past {len}");
+                a.copy_within(i..len, i + 1);
+                a[i] = x;
+                *n += 1;
+            }
+            _ => {
+                let mut v = self.to_vec();
+                v.insert(i, x);
+                *self = Small::Heap(v);
+            }
+        }
+    }
+
+    /// Appends `x` (no allocation while it fits inline).
+    pub(crate) fn push(&mut self, x: T) {
+        let len = self.len();
+        self.insert(len, x);
     }
 }
 
@@ -168,5 +198,29 @@ mod tests {
             &[0, 1, 0]
         );
         assert_eq!(&*c_strides(&[2, 3, 4]), &[12, 4, 1]);
+    }
+
+    #[test]
+    fn push_insert_remove_match_vec_across_the_inline_limit() {
+        // Every position, from empty to two past the inline capacity and back,
+        // against a Vec doing the same.
+        for len in 0..=INLINE + 2 {
+            for i in 0..=len {
+                let base: Vec<usize> = (0..len).map(|x| 10 + x).collect();
+                let mut s = Dim::from_slice(&base);
+                let mut v = base.clone();
+                s.insert(i, 99);
+                v.insert(i, 99);
+                assert_eq!(&*s, &v[..], "insert {i} into {len}");
+                assert_eq!(matches!(s, Small::Inline(..)), v.len() <= INLINE);
+                s.remove(i);
+                v.remove(i);
+                assert_eq!(&*s, &v[..], "remove {i} from {}", len + 1);
+                assert_eq!(matches!(s, Small::Inline(..)), v.len() <= INLINE);
+                s.push(7);
+                v.push(7);
+                assert_eq!(&*s, &v[..], "push onto {len}");
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@
 //! not depend on the thread count.
 
 use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
-use crate::dim::broadcast_shapes;
+use crate::dim::{broadcast_shapes, Dim};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::Element;
 use ndsimd_kernels::gemm::{MatMut, MatRef};
@@ -19,13 +19,13 @@ use std::borrow::Cow;
 /// The shapes of one `matmul`: the broadcast batch, the matrix sizes, whether an
 /// operand was a vector (its axis is dropped from the result), the result shape.
 struct MatmulShape {
-    batch: Vec<usize>,
+    batch: Dim,
     m: usize,
     n: usize,
     k: usize,
     a_vec: bool,
     b_vec: bool,
-    out: Vec<usize>,
+    out: Dim,
 }
 
 fn matmul_shape(op: &'static str, a: &[usize], b: &[usize]) -> Result<MatmulShape> {
@@ -57,13 +57,11 @@ fn matmul_shape(op: &'static str, a: &[usize], b: &[usize]) -> Result<MatmulShap
     }
     let batch_a = &a[..a.len().saturating_sub(2)];
     let batch_b = &b[..b.len().saturating_sub(2)];
-    let batch = broadcast_shapes(batch_a, batch_b)
-        .ok_or_else(|| Error::ShapeMismatch {
-            op,
-            lhs: a.to_vec(),
-            rhs: b.to_vec(),
-        })?
-        .to_vec();
+    let batch = broadcast_shapes(batch_a, batch_b).ok_or_else(|| Error::ShapeMismatch {
+        op,
+        lhs: a.to_vec(),
+        rhs: b.to_vec(),
+    })?;
     let mut out = batch.clone();
     if !a_vec {
         out.push(m);
@@ -217,7 +215,7 @@ fn matmul_exec<T: Element>(
     }
     // The result drops the vector operands' axes: their stride is never used
     // (that matrix axis has length 1).
-    let (oshape, ostrides) = (out.shape().to_vec(), out.strides().to_vec());
+    let (oshape, ostrides) = (out.shape(), out.strides());
     let nb = s.batch.len();
     let (rs, cs) = match (s.a_vec, s.b_vec) {
         (false, false) => (ostrides[nb], ostrides[nb + 1]),
@@ -303,7 +301,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         let s = matmul_shape("matmul", self.shape(), rhs.shape())?;
         if out.shape() != &s.out[..] {
             return Err(Error::WrongOutputShape {
-                expected: s.out,
+                expected: s.out.to_vec(),
                 found: out.shape().to_vec(),
             });
         }
