@@ -173,6 +173,26 @@ fn main() {
         || m.add_into(&row, &mut mout).unwrap(),
         &mut failures,
     );
+    let col = Array::from_shape_vec(&[512, 1], (0..512).map(|i| i as f64).collect()).unwrap();
+    check(
+        "matrix + column into",
+        100,
+        || m.add_into(&col, &mut mout).unwrap(),
+        &mut failures,
+    );
+    check(
+        "matrix + its transpose into",
+        20,
+        || m.add_into(&m.t(), &mut mout).unwrap(),
+        &mut failures,
+    );
+    let mut flags2 = Array::<bool>::from_elem(&[512, 512], false);
+    check(
+        "greater_into, a strided view and a row",
+        20,
+        || m.t().greater_into(&row, &mut flags2).unwrap(),
+        &mut failures,
+    );
     check(
         "matmul_into 512",
         5,
