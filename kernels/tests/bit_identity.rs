@@ -19,8 +19,8 @@
 mod common;
 
 use common::{
-    binary_ops, cmps, elementwise_ref, fill, kernels, nan_choice_free, Kernel, TestFloat, XorShift,
-    MAX_LEN,
+    binary_ops, cmps, elementwise_ref, fill, kernels, nan_choice_free, report, Kernel, TestFloat,
+    XorShift, MAX_LEN,
 };
 use ndsimd_kernels::{available_tiers, Tier};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -59,18 +59,6 @@ fn scalar_operand<T: TestFloat>(count: usize, rng: &mut XorShift) -> T {
         edges[count / 2 % edges.len()]
     } else {
         T::random(rng)
-    }
-}
-
-fn report(failures: Vec<String>) {
-    if !failures.is_empty() {
-        let shown = failures
-            .iter()
-            .take(20)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n");
-        panic!("{} mismatches (first 20):\n{shown}", failures.len());
     }
 }
 

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{byte_table, XorShift};
+use common::{byte_table, report, XorShift};
 use ndsimd_kernels::{available_tiers, ByteTable, Tier};
 
 const MAX_BYTES: usize = 200;
@@ -17,18 +17,6 @@ fn tables() -> Vec<(Tier, &'static ByteTable)> {
         .into_iter()
         .map(|t| (t, byte_table(t).expect("available tier has a byte table")))
         .collect()
-}
-
-fn report(failures: Vec<String>) {
-    if !failures.is_empty() {
-        let shown = failures
-            .iter()
-            .take(20)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n");
-        panic!("{} failures (first 20):\n{shown}", failures.len());
-    }
 }
 
 /// Checks `count_byte(hay, needle)` on every tier (and the oracle) against a naive count.

@@ -168,6 +168,27 @@ struct Case {
     threads: usize,
 }
 
+impl Case {
+    /// A case on one thread.
+    fn serial(
+        tier: Tier,
+        (m, n, k): (usize, usize, usize),
+        (alpha, beta): (f64, f64),
+        lays: (Lay, Lay, Lay),
+    ) -> Case {
+        Case {
+            tier,
+            m,
+            n,
+            k,
+            alpha,
+            beta,
+            lays,
+            threads: 1,
+        }
+    }
+}
+
 fn check_exact<T: Elem>(case: Case, tuning: &Tuning, rng: &mut XorShift) {
     let Case {
         m,
@@ -257,20 +278,16 @@ fn every_small_shape<T: Elem>() {
                 for n in 0..=2 * nr + 1 {
                     for k in [0, 1, 2, 3, 7, 8, 9, 17] {
                         pick += 1;
-                        let case = Case {
+                        let case = Case::serial(
                             tier,
-                            m,
-                            n,
-                            k,
-                            alpha: ALPHAS[pick % 4],
-                            beta: ALPHAS[pick / 4 % 4],
-                            lays: (
+                            (m, n, k),
+                            (ALPHAS[pick % 4], ALPHAS[pick / 4 % 4]),
+                            (
                                 INPUT_LAYS[pick % 7],
                                 INPUT_LAYS[pick / 7 % 7],
                                 OUTPUT_LAYS[pick % 5],
                             ),
-                            threads: 1,
-                        };
+                        );
                         check_exact::<T>(case, &tuning, &mut rng);
                     }
                 }
@@ -304,16 +321,7 @@ fn every_k<T: Elem>() {
         for (m, n) in shapes {
             // Every k across two tiny KC blocks, on the packed path...
             for k in 0..=2 * 8 + 1 {
-                let case = Case {
-                    tier,
-                    m,
-                    n,
-                    k,
-                    alpha: 2.0,
-                    beta: -1.5,
-                    lays,
-                    threads: 1,
-                };
+                let case = Case::serial(tier, (m, n, k), (2.0, -1.5), lays);
                 check_exact::<T>(case, &tiny_blocks(8), &mut rng);
                 check_exact::<T>(
                     case,
@@ -327,16 +335,7 @@ fn every_k<T: Elem>() {
             // ... and around the real KC.
             for k in [kc - 1, kc, kc + 1, 2 * kc + 1] {
                 for beta in [0.0, 1.0] {
-                    let case = Case {
-                        tier,
-                        m,
-                        n,
-                        k,
-                        alpha: -1.5,
-                        beta,
-                        lays,
-                        threads: 1,
-                    };
+                    let case = Case::serial(tier, (m, n, k), (-1.5, beta), lays);
                     check_exact::<T>(
                         case,
                         &Tuning {
@@ -375,16 +374,7 @@ fn alpha_beta_and_layouts<T: Elem>() {
                 for alpha in ALPHAS {
                     for beta in ALPHAS {
                         let lays = (Lay::Gapped, Lay::Col, Lay::Mixed);
-                        let case = Case {
-                            tier,
-                            m,
-                            n,
-                            k,
-                            alpha,
-                            beta,
-                            lays,
-                            threads: 1,
-                        };
+                        let case = Case::serial(tier, (m, n, k), (alpha, beta), lays);
                         check_exact::<T>(case, &tuning, &mut rng);
                     }
                 }
@@ -392,16 +382,7 @@ fn alpha_beta_and_layouts<T: Elem>() {
                     for lb in INPUT_LAYS {
                         for lc in OUTPUT_LAYS {
                             let lays = (la, lb, lc);
-                            let case = Case {
-                                tier,
-                                m,
-                                n,
-                                k,
-                                alpha: 2.0,
-                                beta: 1.0,
-                                lays,
-                                threads: 1,
-                            };
+                            let case = Case::serial(tier, (m, n, k), (2.0, 1.0), lays);
                             check_exact::<T>(case, &tuning, &mut rng);
                         }
                     }
@@ -480,16 +461,12 @@ fn direct_every_shape<T: Elem>() {
                         let (la, lb, lc) = DIRECT_FLIPPED;
                         (la[pick / 2 % 3], lb[pick / 6 % 9], lc[pick / 54 % 2])
                     };
-                    let case = Case {
+                    let case = Case::serial(
                         tier,
-                        m,
-                        n,
-                        k,
-                        alpha: ALPHAS[pick % 4],
-                        beta: ALPHAS[pick / 4 % 4],
+                        (m, n, k),
+                        (ALPHAS[pick % 4], ALPHAS[pick / 4 % 4]),
                         lays,
-                        threads: 1,
-                    };
+                    );
                     check_exact::<T>(case, &direct_on(), &mut rng);
                 }
             }
@@ -532,16 +509,7 @@ fn direct_alpha_beta_and_layouts<T: Elem>() {
                         (Lay::Col, Lay::Gapped, Lay::Col),
                         (Lay::ColsReversed, Lay::Reversed, Lay::ColsReversed),
                     ] {
-                        let case = Case {
-                            tier,
-                            m,
-                            n,
-                            k,
-                            alpha,
-                            beta,
-                            lays,
-                            threads: 1,
-                        };
+                        let case = Case::serial(tier, (m, n, k), (alpha, beta), lays);
                         check_exact::<T>(case, &direct_on(), &mut rng);
                     }
                 }
@@ -549,16 +517,7 @@ fn direct_alpha_beta_and_layouts<T: Elem>() {
             for &la in &lays_all {
                 for &lb in &lays_all {
                     for lc in outs {
-                        let case = Case {
-                            tier,
-                            m,
-                            n,
-                            k,
-                            alpha: -1.5,
-                            beta: 2.0,
-                            lays: (la, lb, lc),
-                            threads: 1,
-                        };
+                        let case = Case::serial(tier, (m, n, k), (-1.5, 2.0), (la, lb, lc));
                         check_exact::<T>(case, &direct_on(), &mut rng);
                     }
                 }

@@ -12,8 +12,8 @@
 mod common;
 
 use common::{
-    catch, default_nan_bits, fill, finite, fsum, oracle_reductions, reductions, Reduced, Reduction,
-    TestFloat, Watchdog, XorShift,
+    catch, default_nan_bits, fill, finite, fsum, oracle_reductions, reductions, report, Reduced,
+    Reduction, TestFloat, Watchdog, XorShift,
 };
 use ndsimd_kernels::scalar;
 use ndsimd_kernels::{available_tiers, Tier};
@@ -24,18 +24,6 @@ const PAD: usize = OFFSETS + 8;
 /// `0..=3L+3`, then a few long lengths (one of them odd and prime).
 fn lengths<T: TestFloat>() -> Vec<usize> {
     (0..=3 * T::LANES + 3).chain([1000, 4099]).collect()
-}
-
-fn report(failures: Vec<String>) {
-    if !failures.is_empty() {
-        let shown = failures
-            .iter()
-            .take(20)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n");
-        panic!("{} failures (first 20):\n{shown}", failures.len());
-    }
 }
 
 /// The contract's `max` (`greater`) or `min`: the first NaN's exact bits, else the

@@ -627,3 +627,17 @@ pub fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
             .unwrap_or_else(|| "(non-string panic)".to_string())
     })
 }
+
+/// Panics with the count and the first 20 of `failures`, if there are any: the
+/// tests collect every failing case before they report, so one run shows them all.
+pub fn report(failures: Vec<String>) {
+    if !failures.is_empty() {
+        let shown = failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n");
+        panic!("{} failures (first 20):\n{shown}", failures.len());
+    }
+}
