@@ -411,9 +411,31 @@ fn error(path: &Path, kind: io::ErrorKind, msg: impl std::fmt::Display) -> io::E
     io::Error::new(kind, format!("{}: {msg}", path.display()))
 }
 
-/// `e` with the path and what was being done in its message (its kind kept).
+/// `e` with the path and what was being done in its message, its kind kept and
+/// `e` itself as the [`source`](std::error::Error::source) of the inner error (so a
+/// caller can still reach the OS error code).
 fn context(path: &Path, what: &str, e: io::Error) -> io::Error {
-    error(path, e.kind(), format_args!("{what}: {e}"))
+    let msg = format!("{}: {what}: {e}", path.display());
+    io::Error::new(e.kind(), Context { msg, source: e })
+}
+
+/// The inner error of [`context`]: the message, and the error it wraps.
+#[derive(Debug)]
+struct Context {
+    msg: String,
+    source: io::Error,
+}
+
+impl std::fmt::Display for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.msg)
+    }
+}
+
+impl std::error::Error for Context {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
 }
 
 /// Opens a regular file for reading and returns it with its length. Anything else
@@ -478,6 +500,10 @@ fn changed(path: &Path, detail: impl std::fmt::Display) -> io::Error {
 }
 
 fn read_at_retry(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    #[cfg(test)]
+    if let Some(e) = tests::injected_error(file, offset, buf.len()) {
+        return Err(e);
+    }
     loop {
         match file.read_at(buf, offset) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -761,6 +787,18 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
+    /// An I/O error to inject (tests only): a read of the file with this inode whose
+    /// range covers this offset fails with `EIO`, as a failing disk's would.
+    static FAIL_AT: Mutex<Option<(u64, u64)>> = Mutex::new(None);
+
+    /// The error [`FAIL_AT`] says this read gets, if any.
+    pub(super) fn injected_error(file: &File, offset: u64, len: usize) -> Option<io::Error> {
+        use std::os::unix::fs::MetadataExt;
+        let (ino, at) = (*FAIL_AT.lock().unwrap())?;
+        let hit = (offset..offset + len as u64).contains(&at) && file.metadata().ok()?.ino() == ino;
+        hit.then(|| io::Error::from_raw_os_error(libc::EIO))
+    }
+
     fn temp(name: &str, data: &[u8]) -> PathBuf {
         let p =
             std::env::temp_dir().join(format!("ndsimd-scan-unit-{}-{name}", std::process::id()));
@@ -831,6 +869,87 @@ mod tests {
         };
         assert_eq!(pread_find(&file, &p, 4096, &opts).unwrap(), Some(96));
         fs::remove_file(&p).unwrap();
+    }
+
+    // A read that fails mid-file (EIO from the disk): every scan that needs that byte
+    // is an error naming the path, the offset and the OS's reason, on every thread
+    // count and buffer, whichever block of which shard it falls in; a needle before
+    // the failing read is still the answer (every byte before it was read), and one
+    // after it is not (the bytes between were never seen). One test: the injection
+    // slot is shared.
+    #[test]
+    fn a_read_error_mid_file_is_an_error_naming_path_and_offset() {
+        use std::os::unix::fs::MetadataExt;
+        let len = 1usize << 16;
+        let mut text = vec![b'x'; len];
+        for i in (0..len).step_by(37) {
+            text[i] = b'\n';
+        }
+        let (hay, txt) = (temp("eio-hay", &vec![0u8; len]), temp("eio-text", &text));
+        let ino = |p: &PathBuf| fs::metadata(p).unwrap().ino();
+        let set = |p: &PathBuf, at: u64| *FAIL_AT.lock().unwrap() = Some((ino(p), at));
+        let is_eio = |e: &io::Error, p: &PathBuf| {
+            let m = e.to_string();
+            let os = io::Error::from_raw_os_error(libc::EIO);
+            assert_eq!(e.kind(), os.kind(), "{m}");
+            // The OS error stays reachable: the inner error's source.
+            let source = e.get_ref().and_then(|inner| inner.source());
+            let code = source.and_then(|s| s.downcast_ref::<io::Error>()?.raw_os_error());
+            assert_eq!(code, Some(libc::EIO), "{m}");
+            assert!(m.contains(&*p.to_string_lossy()), "{m}");
+            assert!(m.contains("read at offset"), "{m}");
+        };
+        for threads in [1, 2, 3] {
+            for buffer in [64usize, 4096] {
+                let opts = ScanOptions {
+                    threads: Some(threads),
+                    buffer,
+                    ..ScanOptions::default()
+                };
+                let shards = Shards::new(len as u64, &opts);
+                for at in [
+                    0,
+                    8,
+                    shards.size - 1,
+                    shards.size,
+                    len as u64 / 2 + 3,
+                    len as u64 - 1,
+                ] {
+                    let what = format!("threads {threads}, buffer {buffer}, EIO at {at}");
+                    set(&hay, at);
+                    is_eio(&find_nonzero(&hay, &opts).expect_err(&what), &hay);
+                    set(&txt, at);
+                    is_eio(&count_byte(&txt, b'\n', &opts).expect_err(&what), &txt);
+                    is_eio(&LineIndex::build(&txt, 7, &opts).expect_err(&what), &txt);
+                }
+                // A needle in the block before the failing one is found; one past
+                // the failing block is not.
+                let mut data = vec![0u8; len];
+                data[len / 2] = 1;
+                let p = temp("eio-needle", &data);
+                let (b, needle) = (shards.buffer, len as u64 / 2);
+                set(&p, (needle / b + 1) * b);
+                assert_eq!(
+                    find_nonzero(&p, &opts).unwrap(),
+                    Some(needle),
+                    "{threads} {buffer}"
+                );
+                set(&p, (needle / b).saturating_sub(1) * b);
+                if needle >= b {
+                    is_eio(&find_nonzero(&p, &opts).unwrap_err(), &p);
+                }
+                *FAIL_AT.lock().unwrap() = None;
+                assert_eq!(find_nonzero(&p, &opts).unwrap(), Some(needle));
+                fs::remove_file(&p).unwrap();
+            }
+        }
+        *FAIL_AT.lock().unwrap() = None;
+        assert_eq!(
+            count_byte(&txt, b'\n', &ScanOptions::default()).unwrap(),
+            len.div_ceil(37) as u64
+        );
+        fs::remove_file(&hay).unwrap();
+        fs::remove_file(&txt).unwrap();
     }
 
     // The file grew after the scan took its length: the check afterwards says so.
