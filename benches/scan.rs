@@ -8,7 +8,9 @@
 //! once first (warm page cache): the plain parallel `pread` of the whole file with no
 //! scan (`read_ceiling`, the anchor), `find_nonzero` with each strategy,
 //! `count_byte(b'\n')` with each strategy, `LineIndex::build(every = 1000)`, and the
-//! external tools `dd if=FILE of=/dev/null bs=1M` and `wc -l FILE` when present.
+//! external tools when present: `dd if=FILE of=/dev/null bs=1M`, `wc -l FILE`,
+//! `rg -c ''` and `grep -c ''` (line counts), `rg -a -c NEEDLE!!` (the needle search
+//! as text); the tools' answers are checked too.
 //! With `NDSIMD_SCAN_COLD=1` (root: it writes /proc/sys/vm/drop_caches), each round
 //! also reads the haystack cold, the page cache emptied before each reader: `dd
 //! bs=4M` and `find_nonzero` with each strategy.
@@ -106,6 +108,21 @@ fn tool(cmd: &str, args: &[&str]) -> Option<f64> {
     out.status.success().then(|| t.elapsed().as_secs_f64())
 }
 
+/// [`tool`] whose answer is checked: the first word of its output must be `want`
+/// (a tool that is not installed gives no row; a wrong answer stops the bench).
+fn tool_says(cmd: &str, args: &[&str], want: u64) -> Option<f64> {
+    let t = Instant::now();
+    let out = Command::new(cmd).args(args).output().ok()?;
+    let e = t.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let got = text
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.parse::<u64>().ok());
+    assert_eq!(got, Some(want), "{cmd} {args:?} answered {text:?}");
+    Some(e)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -190,8 +207,23 @@ fn main() {
             "hay  dd bs=1M".into(),
             tool("dd", &[&format!("if={hs}"), "of=/dev/null", "bs=1M"]),
         );
+        // The needle search as a person would run it: ripgrep's literal search over
+        // the whole file as text (`-a`; the file is one long line). GNU grep is left
+        // out: it holds the whole line in memory (2 GB for 1 GiB, 5 s).
+        warm(&hay);
+        push(
+            "hay  rg -a -c NEEDLE!!".into(),
+            tool_says("rg", &["-a", "-c", "NEEDLE!!", hs], 1),
+        );
         warm(&txt);
-        push("text wc -l".into(), tool("wc", &["-l", ts]));
+        push("text wc -l".into(), tool_says("wc", &["-l", ts], lines));
+        for cmd in ["rg", "grep"] {
+            warm(&txt);
+            push(
+                format!("text {cmd} -c ''"),
+                tool_says(cmd, &["-c", "", ts], lines),
+            );
+        }
         if cold {
             // Each reader of the evicted haystack after its own eviction.
             push(
