@@ -190,6 +190,40 @@ fn fence_bytes(watchdog: &Watchdog) {
     }
 }
 
+/// `stream::stream_copy` (on the active tier: the CI lanes run this file under each
+/// `NDSIMD_TIER`) from and to slices against either guard page, every length up to
+/// `MAX_BYTES` bytes and as many `f64`s: the aligned streaming body and the plain
+/// head and tail must stay inside both.
+fn fence_stream(watchdog: &Watchdog) {
+    use ndsimd_kernels::stream::{stream_copy, stream_fence};
+    let (mut gs, mut gd) = (Fenced::new(MAX_BYTES * 8), Fenced::new(MAX_BYTES * 8));
+    let mut rng = XorShift(0xbb67_ae85_84ca_a73b);
+    for len in 0..=MAX_BYTES {
+        for (from, to) in placements() {
+            watchdog.case(&format!("stream_copy len {len} {from:?} {to:?}"));
+            set_case(&format!("stream_copy u8 len {len} {from:?} {to:?}"));
+            for b in gs.slice::<u8>(from, len).iter_mut() {
+                *b = rng.next() as u8;
+            }
+            stream_copy(gs.slice::<u8>(from, len), gd.slice::<u8>(to, len));
+            stream_fence();
+            assert_eq!(gs.slice::<u8>(from, len), gd.slice::<u8>(to, len));
+            set_case(&format!("stream_copy f64 len {len} {from:?} {to:?}"));
+            for x in gs.slice::<f64>(from, len).iter_mut() {
+                *x = f64::from_bits(rng.next());
+            }
+            stream_copy(gs.slice::<f64>(from, len), gd.slice::<f64>(to, len));
+            stream_fence();
+            let same = gs
+                .slice::<f64>(from, len)
+                .iter()
+                .zip(gd.slice::<f64>(to, len).iter())
+                .all(|(x, y)| x.to_bits() == y.to_bits());
+            assert!(same, "stream_copy f64 len {len} {from:?} {to:?}");
+        }
+    }
+}
+
 /// One test for everything: the fault handler reports a single current case.
 #[test]
 fn kernels_stay_inside_their_slices() {
@@ -207,4 +241,5 @@ fn kernels_stay_inside_their_slices() {
     fence::<f32>(&watchdog);
     fence::<f64>(&watchdog);
     fence_bytes(&watchdog);
+    fence_stream(&watchdog);
 }

@@ -205,6 +205,38 @@ pub(crate) fn split<U: Send>(out: &mut [U], f: &(dyn Fn(std::ops::Range<usize>, 
     });
 }
 
+/// Elements per kernel call when an output is streamed: the kernel writes them
+/// into a stack buffer (in L1), and [`stream_copy`] streams that to the output.
+const STREAM_BLOCK: usize = 1024;
+
+/// [`split`] for an output that no input shares memory with: one of at least
+/// [`stream_min`] bytes is written with streaming stores (see
+/// [`ndsimd_kernels::stream`]): each piece runs `f` on blocks of [`STREAM_BLOCK`]
+/// elements into a stack buffer and streams each block out, then fences. The
+/// values are `f`'s, bit for bit; only how they reach memory changes.
+///
+/// [`stream_copy`]: ndsimd_kernels::stream::stream_copy
+/// [`stream_min`]: ndsimd_kernels::stream::stream_min
+pub(crate) fn split_stream<T: Element>(
+    out: &mut [T],
+    f: &(dyn Fn(std::ops::Range<usize>, &mut [T]) + Sync),
+) {
+    use ndsimd_kernels::stream::{stream_copy, stream_fence, stream_min};
+    if std::mem::size_of_val(out) < stream_min() {
+        return split(out, f);
+    }
+    split(out, &|r, piece| {
+        let mut stage = [T::zero(); STREAM_BLOCK];
+        for (k, block) in piece.chunks_mut(STREAM_BLOCK).enumerate() {
+            let at = r.start + k * STREAM_BLOCK;
+            let staged = &mut stage[..block.len()];
+            f(at..at + block.len(), staged);
+            stream_copy(staged, block);
+        }
+        stream_fence();
+    });
+}
+
 /// Shape equality without a `memcmp` call (shapes are a handful of entries).
 #[inline(always)]
 pub(crate) fn same_shape(a: &[usize], b: &[usize]) -> bool {
@@ -228,12 +260,14 @@ fn fast_binary<T: Element, S: Data<Elem = T>>(
     match b {
         Operand::Array(v) if same_shape(v.shape(), a.shape()) => {
             match (v.as_slice(), out.as_slice_mut()) {
-                (Some(y), Some(o)) => split(o, &|r, piece| (op.vv)(&x[r.clone()], &y[r], piece)),
+                (Some(y), Some(o)) => {
+                    split_stream(o, &|r, piece| (op.vv)(&x[r.clone()], &y[r], piece))
+                }
                 _ => return false,
             }
         }
         Operand::Scalar(s) => match out.as_slice_mut() {
-            Some(o) => split(o, &|r, piece| (op.vs)(&x[r], *s, piece)),
+            Some(o) => split_stream(o, &|r, piece| (op.vs)(&x[r], *s, piece)),
             None => return false,
         },
         _ => return false,
@@ -481,7 +515,7 @@ fn unary_exec<T: Element>(
 ) {
     if a.is_standard_layout() && out.is_standard_layout() {
         if let (Some(x), Some(o)) = (a.as_slice(), out.as_slice_mut()) {
-            split(o, &|r, piece| (op.map)(&x[r], piece));
+            split_stream(o, &|r, piece| (op.map)(&x[r], piece));
             return;
         }
     }

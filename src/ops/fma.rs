@@ -1,6 +1,6 @@
 //! Fused multiply-add, `a * b + c` rounded once, with NumPy broadcasting.
 
-use super::arith::{check_out, prepare, scalar_slot, split, IntoOperand, Operand, Src};
+use super::arith::{check_out, prepare, scalar_slot, split_stream, IntoOperand, Operand, Src};
 use super::engine::{gather, scatter, Plan, BLOCK};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::dim::{broadcast_shapes, size_of_shape, Dim};
@@ -78,7 +78,7 @@ fn fma_exec<T: Element>(
     let whole = (whole(a, &shape), whole(b, &shape), whole(c, &shape));
     if let ((Some(x), Some(y), Some(z)), Some(o)) = (whole, out.as_slice_mut()) {
         if let (Src::Slice(x), Src::Slice(y), Src::Slice(z)) = (x, y, z) {
-            return split(o, &|r, piece| {
+            return split_stream(o, &|r, piece| {
                 kernel(&x[r.clone()], &y[r.clone()], &z[r], piece)
             });
         }
@@ -87,7 +87,7 @@ fn fma_exec<T: Element>(
             Src::Slice(_) => [T::zero(); BLOCK],
         };
         let (fx, fy, fz) = (fill(&x), fill(&y), fill(&z));
-        return split(o, &|r, piece| {
+        return split_stream(o, &|r, piece| {
             let mut done = 0;
             while done < piece.len() {
                 let n = BLOCK.min(piece.len() - done);

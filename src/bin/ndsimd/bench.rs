@@ -737,6 +737,7 @@ fn parallel(opts: &Options, threads: usize) {
         }
     }
     axes(&mut r, threads);
+    streamed(&mut r);
     r.finish();
 }
 
@@ -1140,5 +1141,43 @@ fn single(opts: &Options) {
             );
         }
     }
+    streamed(&mut r);
     r.finish();
+}
+
+/// Streaming stores (`ndsimd_kernels::stream`) against plain ones: `add_into` with
+/// every output streamed, against the same call with streaming off, at sizes around
+/// the default threshold (`stream_min`, printed with the rows). The threshold is
+/// restored after each row.
+fn streamed(r: &mut Runner) {
+    use ndsimd::kernels::stream::{set_stream_min, stream_min};
+    let default = stream_min();
+    for n in [1 << 20, 1 << 21, 1 << 22, 1 << 23] {
+        if !r.wants("add_into streamed") {
+            return;
+        }
+        let (a, b) = (fresh(data(n, 1)), fresh(data(n, 2)));
+        let mut out = Array::<f64>::zeros(&[n]);
+        set_stream_min(1);
+        a.add_into(&b, &mut out).unwrap();
+        set_stream_min(default);
+        let want: Vec<f64> = a.iter().zip(b.iter()).map(|(x, y)| x + y).collect();
+        same(out.as_slice().unwrap(), &want, "streamed add_into");
+        let mut out2 = Array::<f64>::zeros(&[n]);
+        r.row(
+            &format!("add_into streamed (default from {} KiB)", default >> 10),
+            n,
+            24 * n,
+            "plain stores",
+            &mut || {
+                set_stream_min(1);
+                a.add_into(&b, black_box(&mut out)).unwrap();
+            },
+            &mut || {
+                set_stream_min(usize::MAX);
+                a.add_into(&b, black_box(&mut out2)).unwrap();
+            },
+        );
+        set_stream_min(default);
+    }
 }
