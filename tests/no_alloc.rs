@@ -119,6 +119,16 @@ fn main() {
         || a.add_into(&b, &mut out).unwrap(),
         &mut failures,
     );
+    // The streaming path (forced: these outputs are below the default threshold).
+    let default = ndsimd::kernels::stream::stream_min();
+    ndsimd::kernels::stream::set_stream_min(1);
+    check(
+        "add_into, streamed",
+        200,
+        || a.add_into(&b, &mut out).unwrap(),
+        &mut failures,
+    );
+    ndsimd::kernels::stream::set_stream_min(default);
     check(
         "mul_add_into (scalar operand)",
         200,
