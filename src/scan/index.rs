@@ -768,6 +768,54 @@ fn index_block(
 mod tests {
     use super::*;
 
+    // The hand-off under contention: many tiny blocks, more workers than cores,
+    // several `every`, repeated; each build against a plain one-pass reference.
+    #[test]
+    fn many_small_blocks_on_many_workers_match_a_plain_pass() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let text: Vec<u8> = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x.is_multiple_of(5) {
+                    b'\n'
+                } else {
+                    b'a'
+                }
+            })
+            .collect();
+        for every in [1u64, 3, 8, 100] {
+            let mut want = vec![0u64];
+            let mut lines = 0u64;
+            for (i, &c) in text.iter().enumerate() {
+                if c == b'\n' {
+                    lines += 1;
+                    if lines.is_multiple_of(every) && i + 1 < text.len() {
+                        want.push(i as u64 + 1);
+                    }
+                }
+            }
+            for threads in [1, 2, 3, 5, 8] {
+                for block in [64u64, 200, 4096] {
+                    for _ in 0..3 {
+                        let got = build_blocks(
+                            &MemSource(&text),
+                            text.len() as u64,
+                            block,
+                            threads,
+                            every,
+                            None,
+                        )
+                        .unwrap();
+                        assert_eq!(got.newlines, lines, "{every} {threads} {block}");
+                        assert_eq!(got.starts, want, "{every} {threads} {block}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn for_each_newline_finds_every_one() {
         let mut bytes = vec![b'x'; 70];
