@@ -124,16 +124,15 @@ mod avx2 {
 #[cfg(not(target_arch = "x86_64"))]
 mod avx2 {
     //! Elsewhere the anchors are the plain loops.
-    pub use super::{
+    pub(crate) use super::{
         copy_plain as copy, read2_plain as read2, read_plain as read, two_one_plain as two_one,
     };
 }
 
+/// Whether the AVX2 oracle rows can run (they exist on x86-64 only).
+#[cfg(target_arch = "x86_64")]
 fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
-    #[cfg(not(target_arch = "x86_64"))]
-    return false;
+    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
 }
 
 fn bench<R>(g: &mut BenchmarkGroup<WallTime>, name: &str, n: usize, mut f: impl FnMut() -> R) {
