@@ -46,7 +46,8 @@ impl<T: Copy + Default> Small<T> {
             Small::Heap(v) => {
                 v.remove(i);
                 if v.len() <= INLINE {
-                    *self = Self::from_slice(&v.clone());
+                    let v = std::mem::take(v);
+                    *self = Self::from_slice(&v);
                 }
             }
         }

@@ -156,7 +156,8 @@ fn part<T: Copy>(x: Src<'_, T>, r: std::ops::Range<usize>) -> Src<'_, T> {
     }
 }
 
-fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
+/// An operand as a run source: a scalar, or an array's elements when contiguous.
+pub(crate) fn whole<'a, T: DType>(o: &'a Operand<'_, T>) -> Option<Src<'a, T>> {
     match o {
         Operand::Scalar(x) => Some(Src::Value(*x)),
         Operand::Array(v) => v.as_slice().map(Src::Slice),

@@ -45,12 +45,11 @@ fn run_slice<'a, T: Copy>(
 }
 
 /// An operand as a run source when it is a scalar or an array of exactly `shape`,
-/// contiguous.
+/// contiguous ([`arith::whole`](super::arith::whole) with the shape checked).
 fn whole<'a, T: Element>(o: &'a Operand<'_, T>, shape: &[usize]) -> Option<Src<'a, T>> {
     match o {
-        Operand::Scalar(x) => Some(Src::Value(*x)),
-        Operand::Array(v) if v.shape() == shape => v.as_slice().map(Src::Slice),
-        Operand::Array(_) => None,
+        Operand::Array(v) if v.shape() != shape => None,
+        _ => super::arith::whole(o),
     }
 }
 
