@@ -102,18 +102,22 @@ fn secs(f: impl FnOnce()) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
-fn tool(cmd: &str, args: &[&str]) -> Option<f64> {
+/// Runs an external tool: its wall time and output, or `None` if it is not there.
+fn timed(cmd: &str, args: &[&str]) -> Option<(f64, std::process::Output)> {
     let t = Instant::now();
     let out = Command::new(cmd).args(args).output().ok()?;
-    out.status.success().then(|| t.elapsed().as_secs_f64())
+    Some((t.elapsed().as_secs_f64(), out))
+}
+
+fn tool(cmd: &str, args: &[&str]) -> Option<f64> {
+    let (e, out) = timed(cmd, args)?;
+    out.status.success().then_some(e)
 }
 
 /// [`tool`] whose answer is checked: the first word of its output must be `want`
 /// (a tool that is not installed gives no row; a wrong answer stops the bench).
 fn tool_says(cmd: &str, args: &[&str], want: u64) -> Option<f64> {
-    let t = Instant::now();
-    let out = Command::new(cmd).args(args).output().ok()?;
-    let e = t.elapsed().as_secs_f64();
+    let (e, out) = timed(cmd, args)?;
     let text = String::from_utf8_lossy(&out.stdout);
     let got = text
         .split_whitespace()
