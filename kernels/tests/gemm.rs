@@ -777,7 +777,7 @@ fn random_within_bound_f64() {
 
 /// The k-summation order of an element never depends on the split: 1, 2 and 3
 /// threads give the same bits, whichever way the work is split (by rows for tall
-/// products, by columns for wide ones).
+/// products, by columns for wide ones; one band per worker or several).
 fn threads_bit_identical<T: Elem>() {
     pool::set_num_threads(pool::num_threads().max(3));
     let mut rng = XorShift(0x5151_5151_aaaa_0001);
@@ -789,13 +789,19 @@ fn threads_bit_identical<T: Elem>() {
                 let c_in = Stored::<T>::new(lay_c, m, n, |_, _| T::random_finite(&mut rng));
                 let mut outs = Vec::new();
                 for threads in [1, 2, 3] {
-                    for parallel_min in [Some(0), None] {
+                    for (parallel_min, bands_per_thread) in [
+                        (Some(0), None),
+                        (None, None),
+                        (Some(0), Some(1)),
+                        (Some(0), Some(3)),
+                    ] {
                         let mut c = Stored {
                             buf: c_in.buf.clone(),
                             ..c_in
                         };
                         let tuning = Tuning {
                             parallel_min,
+                            bands_per_thread,
                             kc: Some(64),
                             ..Tuning::default()
                         };

@@ -3,9 +3,9 @@
 //!
 //! For each `KC x NC` block of B: the block is packed once into the calling thread's
 //! scratch (in parallel: each worker packs a share of its panels), then the `MC` loop
-//! runs, split into bands of whole tiles across the workers (by rows, or by columns
-//! when there are too few rows), each worker packing the A blocks of its band into its
-//! own scratch and sweeping its tiles `jr` outer, `ir` inner, so that one B panel
+//! runs, cut into bands of whole tiles (by rows, or by columns when there are too
+//! few rows; [`BANDS_PER_THREAD`] bands per worker, balanced by the pool's
+//! stealing), each worker packing the A blocks of its bands into its own scratch and sweeping its tiles `jr` outer, `ir` inner, so that one B panel
 //! stays in L1 while the A block streams from L2. Workers synchronise only on work
 //! done: [`pool::run`] returns when every chunk has run.
 //!
@@ -44,6 +44,15 @@ pub(crate) const DIRECT_MAX_BYTES: usize = 64 * 64 * 64 * 8;
 /// against 23–35) but lost once at 64 (21 against 30, interleaved with faer's and
 /// matrixmultiply's threads), from n = 80 it wins by 1.4–1.6×. The line sits above 64³.
 pub(crate) const PARALLEL_MIN: usize = 72 * 72 * 72;
+
+/// Bands of tiles per worker in a parallel product (see [`bands`]): each worker
+/// starts on its own run of bands and steals the others' when it is done, so a
+/// helper that starts late or runs slower takes fewer. Measured (AVX2 f64, two
+/// threads, square, paired medians of 11 interleaved rounds against one band each,
+/// two runs): n = 128 1.08-1.10x, 256 1.03-1.06x, 512 and 1024 level (0.99-1.01),
+/// n = 96 (12 tiles, so one-tile bands) 0.97x; 4 per thread gave 0.99, 1.05-1.08,
+/// 1.03-1.05, level.
+pub(crate) const BANDS_PER_THREAD: usize = 8;
 
 /// Enough room for the largest register tile (AVX-512 f32: 32 x 12): the scratch
 /// tile for edge tiles and strided C.
@@ -156,6 +165,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     } else {
         threads.min(pool::current_num_threads()).max(1)
     };
+    let bands_per_thread = tuning.bands_per_thread.unwrap_or(BANDS_PER_THREAD);
     let nest = Nest {
         kern,
         blk,
@@ -177,7 +187,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
                     along: b.cs,
                     step: b.rs,
                 };
-                fan_out(threads, &|q| {
+                fan_out(threads, threads, &|q| {
                     let panels = share(b_panels, threads, q);
                     // SAFETY: the buffer holds `kc * nc >= b_panels * nr * kcb`
                     // elements; this chunk writes only its own panels; the source is
@@ -187,12 +197,17 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
                 // Split into bands of whole tiles: by rows when there are enough.
                 let (m_tiles, n_tiles) = (m.div_ceil(mr), b_panels);
                 let by_rows = m_tiles >= n_tiles || m_tiles >= 4 * threads;
-                fan_out(threads, &|q| {
+                let bands = bands(
+                    if by_rows { m_tiles } else { n_tiles },
+                    threads,
+                    bands_per_thread,
+                );
+                fan_out(threads, bands, &|q| {
                     let (rows, cols) = if by_rows {
-                        let t = share(m_tiles, threads, q);
+                        let t = share(m_tiles, bands, q);
                         (t.start * mr..(t.end * mr).min(m), 0..b_panels)
                     } else {
-                        (0..m, share(n_tiles, threads, q))
+                        (0..m, share(n_tiles, bands, q))
                     };
                     // SAFETY: B's block is packed (the fan-out above has returned);
                     // this band's tiles of C are touched by this chunk only; the rest
@@ -360,13 +375,24 @@ unsafe fn scale<T: GemmElement>(m: usize, n: usize, beta: T, c: RawMut<T>) {
     }
 }
 
-/// Runs `f(0..threads)`, on the pool when `threads > 1`.
-fn fan_out(threads: usize, f: &(dyn Fn(usize) + Sync)) {
+/// Runs `f(0..chunks)`: in order on the calling thread when `threads <= 1`, else
+/// on the pool with at most `threads` workers (each starts on its own run of
+/// chunks and steals from the others' when done).
+fn fan_out(threads: usize, chunks: usize, f: &(dyn Fn(usize) + Sync)) {
     if threads <= 1 {
-        f(0);
+        (0..chunks).for_each(f);
     } else {
-        pool::with_threads(threads, || pool::run(threads, f));
+        pool::with_threads(threads, || pool::run(chunks, f));
     }
+}
+
+/// How many bands to cut `tiles` tiles into for `threads` workers: one when serial,
+/// otherwise `per_thread` per worker, none empty.
+fn bands(tiles: usize, threads: usize, per_thread: usize) -> usize {
+    if threads <= 1 {
+        return 1;
+    }
+    threads.saturating_mul(per_thread.max(1)).min(tiles).max(1)
 }
 
 /// Chunk `q` of `parts` near-equal contiguous shares of `0..n`.

@@ -181,6 +181,9 @@ pub struct Tuning {
     pub nc: Option<usize>,
     /// Smallest `m * n * k` that may use more than one thread.
     pub parallel_min: Option<usize>,
+    /// Bands of tiles per thread in a parallel product (1: one band each, cut in
+    /// advance; more: smaller bands, which the pool's stealing balances).
+    pub bands_per_thread: Option<usize>,
 }
 
 /// `(MR, NR, KC, MC, NC)` of the packed path at `tier` for this machine, for tests
