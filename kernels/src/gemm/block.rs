@@ -7,13 +7,23 @@
 //!   `64..=1024`: the `KC x NR` panel of B that every micro-kernel call of one `jr`
 //!   step reuses takes half of L1, the rest holding the `MR x KC` panel of A streaming
 //!   through and the tile of C.
-//! - `MC = (L2 / 2) / (KC * s)`, rounded down to a multiple of `MR` (at least `MR`):
-//!   the packed `MC x KC` block of A sits in half of L2.
+//! - `MC = (L2 / 2) / (KC * s)`, rounded down to a multiple of `MR`, but at least a
+//!   page (4096 bytes) of elements rounded up to `MR`: the packed `MC x KC` block of
+//!   A sits in half of L2 when that is at least a page wide, else in L3. The floor:
+//!   when A is packed a k-step at a time (`pack.rs`; A^T of a row-major B) each step
+//!   reads a page-long run, and every B micro-panel is brought back to L1 once per
+//!   MC rows, five times less often at 512 than at this VM's L2 figure of 96 (whose
+//!   block, 768 bytes wide, put each step's read on its own page). Measured with that packing (AVX2 f64, row-major
+//!   operands, paired medians of 11 interleaved rounds, against MC 96): one thread,
+//!   squares 512 1.06x, 1024 1.10x, `(2048 x 256) . (256 x 2048)` 1.11x,
+//!   `(m x 1024) . (1024 x 4096)` for m = 16 and 64 level (0.99-1.01); two threads
+//!   level everywhere (0.96-1.01: their bands are shorter than either MC).
 //! - `NC = (L3 / 4) / (KC * s)`, rounded down to a multiple of `NR` (at least `NR`):
 //!   the packed `KC x NC` block of B takes a quarter of L3 (shared by the cores).
 //!
 //! With the default caches ([`crate::CacheInfo::DEFAULT`]: 32 KiB, 1 MiB, 32 MiB) and
-//! the AVX2 f64 kernel (8x6) this gives KC 336, MC 192, NC 3120.
+//! the AVX2 f64 kernel (8x6) this gives KC 336, MC 512 (the page floor; 192 from L2),
+//! NC 3120.
 //!
 //! A product smaller than a block gets the block cut down to its own size (rounded up
 //! to the tile), which only limits the scratch it asks for.
@@ -22,6 +32,9 @@ use crate::CacheInfo;
 
 /// The smallest KC [`Blocking::derive`] gives.
 pub(crate) const KC_MIN: usize = 64;
+
+/// The least width of an A block, in bytes (see the module doc).
+const PAGE: usize = 4096;
 
 /// `KC`, `MC`, `NC`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +48,8 @@ impl Blocking {
     /// The blocking for an `mr x nr` kernel on elements of `size` bytes.
     pub(crate) fn derive(mr: usize, nr: usize, size: usize, cache: CacheInfo) -> Blocking {
         let kc = ((cache.l1d / 2) / (nr * size) / 8 * 8).clamp(KC_MIN, 1024);
-        let mc = ((cache.l2 / 2) / (kc * size) / mr * mr).max(mr);
+        let page = PAGE.div_ceil(size).next_multiple_of(mr);
+        let mc = ((cache.l2 / 2) / (kc * size) / mr * mr).max(page);
         let nc = ((cache.l3 / 4) / (kc * size) / nr * nr).max(nr);
         Blocking { kc, mc, nc }
     }
@@ -62,7 +76,7 @@ mod tests {
             b,
             Blocking {
                 kc: 336,
-                mc: 192,
+                mc: 512,
                 nc: 3120
             }
         );
@@ -74,5 +88,16 @@ mod tests {
         let b = Blocking::derive(8, 6, 8, tiny);
         assert_eq!((b.kc, b.mc % 8, b.nc % 6), (64, 0, 0));
         assert!(b.mc >= 8 && b.nc >= 6);
+        // Above the page floor, MC follows L2.
+        let big = CacheInfo {
+            l2: 4 << 20,
+            ..CacheInfo::DEFAULT
+        };
+        assert_eq!(
+            Blocking::derive(8, 6, 8, big).mc,
+            2 * 1024 * 1024 / (336 * 8) / 8 * 8
+        );
+        // The floor rounds up to the tile: 4096 / 4 = 1024 f32 elements, 12 rows a tile.
+        assert_eq!(Blocking::derive(12, 4, 4, CacheInfo::DEFAULT).mc, 1032);
     }
 }

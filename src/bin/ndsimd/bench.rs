@@ -483,6 +483,16 @@ fn matmuls(opts: &Options, threads: usize) {
         threads,
         tier,
     );
+    // A few rows times a wide matrix (a batch of 16 vectors through a 1024 -> 4096
+    // layer): each element of B serves 16 rows only, so packing it is the cost.
+    case::<f64>(
+        &mut r,
+        "matmul f64 m=16",
+        (16, 1024, 4096),
+        false,
+        threads,
+        tier,
+    );
     // A batch of 1000 products of 16x16 matrices, against the same peak loop.
     if r.wants("matmul f64 1000x16²") {
         let (b, d) = (1000, 16);
