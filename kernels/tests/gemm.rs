@@ -264,6 +264,17 @@ fn tiny_blocks(kc: usize) -> Tuning {
         kc: Some(kc),
         mc: Some(1),
         nc: Some(1),
+        narrow: Some(false),
+        ..Tuning::default()
+    }
+}
+
+/// The narrow form (each B panel packed right before its tiles) with tiny KC blocks.
+fn narrow_blocks(kc: usize) -> Tuning {
+    Tuning {
+        small_path: Some(false),
+        kc: Some(kc),
+        narrow: Some(true),
         ..Tuning::default()
     }
 }
@@ -273,7 +284,7 @@ fn every_small_shape<T: Elem>() {
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
     let mut pick = 0usize;
     for tier in available_tiers() {
-        for tuning in [Tuning::default(), tiny_blocks(8)] {
+        for tuning in [Tuning::default(), tiny_blocks(8), narrow_blocks(8)] {
             for m in 0..=2 * mr + 1 {
                 for n in 0..=2 * nr + 1 {
                     for k in [0, 1, 2, 3, 7, 8, 9, 17] {
@@ -323,6 +334,7 @@ fn every_k<T: Elem>() {
             for k in 0..=2 * 8 + 1 {
                 let case = Case::serial(tier, (m, n, k), (2.0, -1.5), lays);
                 check_exact::<T>(case, &tiny_blocks(8), &mut rng);
+                check_exact::<T>(case, &narrow_blocks(8), &mut rng);
                 check_exact::<T>(
                     case,
                     &Tuning {
@@ -334,12 +346,13 @@ fn every_k<T: Elem>() {
             }
             // ... and around the real KC.
             for k in [kc - 1, kc, kc + 1, 2 * kc + 1] {
-                for beta in [0.0, 1.0] {
+                for (beta, narrow) in [(0.0, false), (1.0, false), (1.0, true)] {
                     let case = Case::serial(tier, (m, n, k), (-1.5, beta), lays);
                     check_exact::<T>(
                         case,
                         &Tuning {
                             small_path: Some(false),
+                            narrow: Some(narrow),
                             ..Tuning::default()
                         },
                         &mut rng,
@@ -777,7 +790,8 @@ fn random_within_bound_f64() {
 
 /// The k-summation order of an element never depends on the split: 1, 2 and 3
 /// threads give the same bits, whichever way the work is split (by rows for tall
-/// products, by columns for wide ones; one band per worker or several).
+/// products, by columns for wide ones; one band per worker or several), and the
+/// narrow form gives the blocked form's bits.
 fn threads_bit_identical<T: Elem>() {
     pool::set_num_threads(pool::num_threads().max(3));
     let mut rng = XorShift(0x5151_5151_aaaa_0001);
@@ -789,11 +803,13 @@ fn threads_bit_identical<T: Elem>() {
                 let c_in = Stored::<T>::new(lay_c, m, n, |_, _| T::random_finite(&mut rng));
                 let mut outs = Vec::new();
                 for threads in [1, 2, 3] {
-                    for (parallel_min, bands_per_thread) in [
-                        (Some(0), None),
-                        (None, None),
-                        (Some(0), Some(1)),
-                        (Some(0), Some(3)),
+                    for (parallel_min, bands_per_thread, narrow) in [
+                        (Some(0), None, None),
+                        (None, None, None),
+                        (Some(0), Some(1), Some(false)),
+                        (Some(0), Some(3), Some(false)),
+                        (Some(0), Some(1), Some(true)),
+                        (Some(0), Some(3), Some(true)),
                     ] {
                         let mut c = Stored {
                             buf: c_in.buf.clone(),
@@ -802,6 +818,7 @@ fn threads_bit_identical<T: Elem>() {
                         let tuning = Tuning {
                             parallel_min,
                             bands_per_thread,
+                            narrow,
                             kc: Some(64),
                             ..Tuning::default()
                         };

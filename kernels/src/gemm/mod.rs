@@ -184,6 +184,8 @@ pub struct Tuning {
     /// Bands of tiles per thread in a parallel product (1: one band each, cut in
     /// advance; more: smaller bands, which the pool's stealing balances).
     pub bands_per_thread: Option<usize>,
+    /// Force the narrow form (each B panel packed right before its tiles) on or off.
+    pub narrow: Option<bool>,
 }
 
 /// `(MR, NR, KC, MC, NC)` of the packed path at `tier` for this machine, for tests

@@ -16,6 +16,9 @@ const ALIGN: usize = 64;
 pub(crate) struct AlignedBuf {
     ptr: NonNull<u8>,
     bytes: usize,
+    /// What the buffer holds, for a user that keeps packed data from one call to the
+    /// next (the narrow form's A block: product and k-block); `None` after a growth.
+    pub(crate) holds: Option<(u64, usize)>,
 }
 
 impl AlignedBuf {
@@ -23,6 +26,7 @@ impl AlignedBuf {
         AlignedBuf {
             ptr: NonNull::dangling(),
             bytes: 0,
+            holds: None,
         }
     }
 
@@ -36,6 +40,7 @@ impl AlignedBuf {
             .max(1);
         if need > self.bytes {
             self.release();
+            self.holds = None;
             // Round up to a page so that slightly larger products reuse the buffer.
             let bytes = need.div_ceil(4096) * 4096;
             let layout = Layout::from_size_align(bytes, ALIGN).expect("gemm scratch layout");
@@ -74,6 +79,8 @@ thread_local! {
     pub(crate) static PACK_A: RefCell<AlignedBuf> = const { RefCell::new(AlignedBuf::new()) };
     /// Packed panels of B: the calling thread's, shared with the workers.
     pub(crate) static PACK_B: RefCell<AlignedBuf> = const { RefCell::new(AlignedBuf::new()) };
+    /// The narrow form's A block and B panel (its only user, so `holds` stays true).
+    pub(crate) static PACK_NARROW: RefCell<AlignedBuf> = const { RefCell::new(AlignedBuf::new()) };
 }
 
 /// Runs `f` with this thread's buffer `key` (or, should it be in use further up this

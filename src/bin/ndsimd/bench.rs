@@ -493,6 +493,16 @@ fn matmuls(opts: &Options, threads: usize) {
         threads,
         tier,
     );
+    // Many rows into a few columns (4096 vectors through a 1024 -> 16 layer): the
+    // narrow form packs each panel of B right before its tiles.
+    case::<f64>(
+        &mut r,
+        "matmul f64 n=16",
+        (4096, 1024, 16),
+        false,
+        threads,
+        tier,
+    );
     // A batch of 1000 products of 16x16 matrices, against the same peak loop.
     if r.wants("matmul f64 1000x16²") {
         let (b, d) = (1000, 16);
