@@ -34,6 +34,7 @@ CASES = [
     ("matmul f64 k=256", 1024, "float64", 1024, 256, 1024, False),
     ("matmul f64 m=16", 4096, "float64", 16, 1024, 4096, False),
     ("matmul f64 n=16", 4096, "float64", 4096, 1024, 16, False),
+    ("matmul f64 k=65536", 16, "float64", 16, 65536, 16, False),
     ("matvec f64", 1024, "float64", 1024, 1024, 1, False),
     ("vdot f64", 1 << 20, "float64", 1, 1 << 20, 1, False),
     # A batch of 1000 products of 16x16 matrices (m is the batch, k = n = 16).

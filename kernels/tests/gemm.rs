@@ -549,22 +549,34 @@ fn direct_alpha_beta_and_layouts_f64() {
     direct_alpha_beta_and_layouts::<f64>();
 }
 
-/// The direct path's arithmetic, element by element, on random data: `acc = a * b +
-/// acc` over k in order from `+0` (one rounding on the tiers with FMA, two on the
-/// others), then `alpha * acc`, then `+ beta * c` (never fused) unless `beta == 0`.
-/// Bit-identical for every element, whichever block, whole vector, tail or narrow row
-/// it falls in.
+/// The direct path's arithmetic, element by element, on random data, per KC block
+/// of k (the packed path's): `acc = a * b + acc` over the block's k in order from
+/// `+0` (one rounding on the tiers with FMA, two on the others), then `alpha * acc`,
+/// then `+ beta * c` (never fused) unless `beta == 0`, with the caller's beta for the
+/// first block and 1 for the others. Bit-identical for every element, whichever
+/// block, whole vector, tail or narrow row it falls in, on one thread or with its
+/// rows split over three.
 fn direct_random_bits<T: Elem>() {
     let mut rng = XorShift(0x1357_9bdf_2468_ace0);
     let (dr, dc) = max_direct_tile::<T>();
     for tier in available_tiers() {
         let fused = !matches!(tier, Tier::Scalar | Tier::Sse2);
-        for (m, n, k) in [
-            (2 * dr + 1, 2 * dc + 1, 33),
-            (dr - 1, dc + 1, 64),
-            (40, 41, 42),
-            (5, 3, 9),
+        for (m, n, k, kc, threads) in [
+            (2 * dr + 1, 2 * dc + 1, 33, None, 1),
+            (dr - 1, dc + 1, 64, None, 1),
+            (40, 41, 42, None, 1),
+            (5, 3, 9, None, 1),
+            (2 * dr + 1, 2 * dc + 1, 33, Some(8), 1),
+            (7 * dr + 3, dc + 1, 40, Some(16), 3),
+            (40, 41, 42, Some(42), 3),
         ] {
+            let tuning = Tuning {
+                direct_path: Some(true),
+                kc,
+                parallel_min: Some(0),
+                ..Tuning::default()
+            };
+            let kc = kc.unwrap_or(usize::MAX);
             for (lays, beta) in [
                 ((Lay::Row, Lay::Row, Lay::Row), 0.0),
                 ((Lay::Gapped, Lay::RowsReversed, Lay::Row), -0.5),
@@ -577,32 +589,37 @@ fn direct_random_bits<T: Elem>() {
                 let (al, be) = (T::from_f64(1.25), T::from_f64(beta));
                 gemm_tuned(
                     tier,
-                    &direct_on(),
+                    &tuning,
                     al,
                     a.view(),
                     b.view(),
                     be,
                     c.view_mut(),
-                    1,
+                    threads,
                 )
                 .unwrap();
                 for i in 0..m {
                     for j in 0..n {
-                        let mut acc = T::from_f64(0.0);
-                        for p in 0..k {
-                            let (x, y) = (a.get(i, p), b.get(p, j));
-                            acc = if fused {
-                                x.mul_add(y, acc)
+                        let mut want = c0[i * n + j];
+                        for p0 in (0..k).step_by(kc.min(k)) {
+                            let mut acc = T::from_f64(0.0);
+                            for p in p0..(p0 + kc).min(k) {
+                                let (x, y) = (a.get(i, p), b.get(p, j));
+                                acc = if fused {
+                                    x.mul_add(y, acc)
+                                } else {
+                                    x * y + acc
+                                };
+                            }
+                            let t = acc * al;
+                            want = if p0 > 0 {
+                                t + T::from_f64(1.0) * want
+                            } else if beta == 0.0 {
+                                t
                             } else {
-                                x * y + acc
+                                t + be * want
                             };
                         }
-                        let t = acc * al;
-                        let want = if beta == 0.0 {
-                            t
-                        } else {
-                            t + be * c0[i * n + j]
-                        };
                         assert!(
                             c.get(i, j).bits() == want.bits(),
                             "{} {tier} {m}x{n}x{k} {lays:?}: C[{i}, {j}] = {:?}, want {want:?}",
@@ -618,12 +635,22 @@ fn direct_random_bits<T: Elem>() {
 }
 
 /// With the default choices the layouts never change the bits, though they decide
-/// whether the direct path applies: it takes only products the packed path would
-/// have taken, with `k` inside one KC block, where both compute alike.
+/// whether the direct path applies: it computes every element as the packed path
+/// does, KC block by KC block (the last two shapes are narrow enough for the
+/// direct path at any k, and cross KC).
 fn default_path_layout_free<T: Elem>() {
     let mut rng = XorShift(0x0bad_5eed_0dd5_1de5);
     for tier in available_tiers() {
-        for (m, n, k) in [(16, 16, 16), (9, 17, 33), (40, 41, 42), (5, 8, 300)] {
+        let [.., kc, _, _] = blocking::<T>(tier).unwrap();
+        let (_, dc) = max_direct_tile::<T>();
+        for (m, n, k) in [
+            (16, 16, 16),
+            (9, 17, 33),
+            (40, 41, 42),
+            (5, 8, 300),
+            (6, dc, 2 * kc + 3),
+            (70, dc, kc + 1),
+        ] {
             let a = Stored::<T>::new(Lay::Row, m, k, |_, _| T::random_finite(&mut rng));
             let b = Stored::<T>::new(Lay::Row, k, n, |_, _| T::random_finite(&mut rng));
             let mut outs = Vec::new();

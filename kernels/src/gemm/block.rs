@@ -31,7 +31,7 @@
 use crate::CacheInfo;
 
 /// The smallest KC [`Blocking::derive`] gives.
-pub(crate) const KC_MIN: usize = 64;
+const KC_MIN: usize = 64;
 
 /// The least width of an A block, in bytes (see the module doc).
 const PAGE: usize = 4096;

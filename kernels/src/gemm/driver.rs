@@ -14,7 +14,7 @@
 //! micro-kernel k-loop in order; tile borders do not change the arithmetic (see
 //! `kernel.rs`), so results are bit-identical for any number of threads.
 
-use super::block::{self, Blocking};
+use super::block::Blocking;
 use super::kernel::Kernel;
 use super::mat::{Raw, RawMut};
 use super::pack::{self, Src};
@@ -44,6 +44,15 @@ pub(crate) const DIRECT_MAX_BYTES: usize = 64 * 64 * 64 * 8;
 /// against 23–35) but lost once at 64 (21 against 30, interleaved with faer's and
 /// matrixmultiply's threads), from n = 80 it wins by 1.4–1.6×. The line sits above 64³.
 pub(crate) const PARALLEL_MIN: usize = 72 * 72 * 72;
+
+/// See the direct path's rule in [`gemm`]: with two register blocks of columns,
+/// at most this many register blocks of rows. Measured (AVX2 f64, 4 x 8 blocks,
+/// row-major operands, one thread, paired medians of 11 interleaved rounds, against
+/// the packed path): C `m x n` with n = 8: m = 8 3.8x, 32 1.7x, 256 1.6x, 4096
+/// 1.18x; n = 16: m = 16 1.45x, 32 1.30x, 48-64 1.15x, 128 1.08x, 1024-4096 0.94x;
+/// n = 24-64: 0.76-0.97x. With C's rows over the pool, two threads: n = 8, m = 8,
+/// 32, 256, 4096: 4.4, 2.2, 1.35, 1.32x; n = 16, m = 16, 64, 128: 2.0, 1.18, 1.04x.
+pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
 
 /// Bands of tiles per worker in a parallel product (see [`bands`]): each worker
 /// starts on its own run of bands and steals the others' when it is done, so a
@@ -99,43 +108,68 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         return;
     }
     let volume = m.saturating_mul(n).saturating_mul(k);
-    // By default the direct path takes only what the packed path would have taken,
-    // with `k` within one KC block: then both compute every element alike (one
-    // accumulator over k in order, the same multiply-add, the same write), so the
-    // bits do not depend on the layouts, which decide whether the direct path
-    // applies. It also needs rows that hold a whole vector: narrower ones go through
-    // a stack vector at every step, slower than the other paths.
-    let form = direct_form(m, n, a, b, c).filter(|f| {
-        let within_kc = || {
-            k <= block::KC_MIN
-                || k <= Blocking::derive(kern.mr, kern.nr, size_of::<T>(), crate::cache_info()).kc
-        };
+    // The direct path computes every element as the packed path does (one
+    // accumulator per KC block, k in order, the same multiply-add and write), so the
+    // bits do not depend on the layouts, which decide whether it applies. It needs
+    // rows that hold a whole vector (narrower ones go through a stack vector at every
+    // step, slower than the other paths). By default it takes small products, and
+    // any k when C has at most one register block of columns, or two and few rows
+    // (`DIRECT_NARROW_ROWS`): there packing A and B costs more than the product.
+    let [dr, dw] = kern.direct_tile;
+    let form = direct_form(m, n, a, b, c).filter(|&(fm, fn_, ..)| {
+        let narrow = fn_ <= dw || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr);
         let default = tuning.small_path.is_none()
             && volume > SMALL_MAX
-            && volume.saturating_mul(size_of::<T>()) <= DIRECT_MAX_BYTES
-            && f.1 >= kern.lanes
-            && within_kc();
+            && fn_ >= kern.lanes
+            && (volume.saturating_mul(size_of::<T>()) <= DIRECT_MAX_BYTES || narrow);
         tuning.direct_path.unwrap_or(default)
     });
+    let parallel_min = tuning.parallel_min.unwrap_or(PARALLEL_MIN);
+    let threads = if volume < parallel_min {
+        1
+    } else {
+        threads.min(pool::current_num_threads()).max(1)
+    };
     if let Some((m, n, a, b, c)) = form {
-        // SAFETY: the caller's views (transposed together or not), `k > 0`; B's and
-        // C's rows contiguous (or one element long), as `direct_form` checked; `kern`
-        // exists only when the CPU has its tier.
-        unsafe {
-            (kern.direct)(
-                m,
-                n,
-                k,
-                a.ptr,
-                (a.rs, a.cs),
-                b.ptr,
-                b.rs,
-                c.ptr,
-                c.rs,
-                alpha,
-                beta,
-            )
-        };
+        // In the packed path's KC blocks, each one's sum written to C before the
+        // next (the first with the caller's beta, the later ones with 1), so every
+        // element is summed as the packed path sums it whatever k. Rows of C are
+        // split over the pool in whole register blocks.
+        let kc = tuning
+            .kc
+            .unwrap_or_else(|| {
+                Blocking::derive(kern.mr, kern.nr, size_of::<T>(), crate::cache_info()).kc
+            })
+            .clamp(1, k);
+        let blocks = m.div_ceil(dr);
+        let chunks = bands(blocks, threads, 1);
+        fan_out(threads, chunks, &|q| {
+            let rows = share(blocks, chunks, q);
+            let (i0, i1) = (rows.start * dr, (rows.end * dr).min(m));
+            for pc in (0..k).step_by(kc) {
+                let kcb = kc.min(k - pc);
+                // SAFETY: the caller's views (transposed together or not) cut to rows
+                // `i0 .. i1` of A and C (this chunk's alone) and to the k-range
+                // `pc .. pc + kcb`, `kcb > 0`; B's and C's rows contiguous (or one
+                // element long), as `direct_form` checked; `kern` exists only when
+                // the CPU has its tier.
+                unsafe {
+                    (kern.direct)(
+                        i1 - i0,
+                        n,
+                        kcb,
+                        a.at(i0, pc),
+                        (a.rs, a.cs),
+                        b.at(pc, 0),
+                        b.rs,
+                        c.at(i0, 0),
+                        c.rs,
+                        alpha,
+                        if pc == 0 { beta } else { T::ONE },
+                    )
+                };
+            }
+        });
         return;
     }
     let small_path = tuning.small_path.unwrap_or(volume <= SMALL_MAX);
@@ -159,12 +193,6 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         nc: tuning.nc.map_or(derived.nc, |nc| nc.next_multiple_of(nr)),
     }
     .fit(m, n, k, mr, nr);
-    let parallel_min = tuning.parallel_min.unwrap_or(PARALLEL_MIN);
-    let threads = if volume < parallel_min {
-        1
-    } else {
-        threads.min(pool::current_num_threads()).max(1)
-    };
     let bands_per_thread = tuning.bands_per_thread.unwrap_or(BANDS_PER_THREAD);
     let nest = Nest {
         kern,

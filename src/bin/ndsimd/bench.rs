@@ -503,6 +503,16 @@ fn matmuls(opts: &Options, threads: usize) {
         threads,
         tier,
     );
+    // A small C from a long k (16 x 16 sums of 65536 products each): the direct
+    // path, KC block by KC block, rows over the pool.
+    case::<f64>(
+        &mut r,
+        "matmul f64 k=65536",
+        (16, 65536, 16),
+        false,
+        threads,
+        tier,
+    );
     // A batch of 1000 products of 16x16 matrices, against the same peak loop.
     if r.wants("matmul f64 1000x16²") {
         let (b, d) = (1000, 16);
