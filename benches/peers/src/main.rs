@@ -1,5 +1,5 @@
 //! ndsimd's matmul against faer and the ndarray crate (matrixmultiply), in one
-//! process, interleaved: each round times every library once per case (samples of
+//! process, interleaved (squares, then three products with one small side): each round times every library once per case (samples of
 //! at least 20 ms, median of 5), 5 rounds, medians reported in GFLOP/s. The three
 //! results are checked equal (small-integer data: every sum is exact) first.
 //!
@@ -19,48 +19,108 @@ fn time(f: &mut dyn FnMut(), flops: f64) -> f64 {
     flops / timing::secs(f) / 1e9
 }
 
-fn case<T>(n: usize, threads: usize, rounds: usize)
+fn case<T>((m, k, n): (usize, usize, usize), threads: usize, rounds: usize)
 where
     T: ndsimd::Element + faer::traits::ComplexField + ndarray::LinalgScalar + Copy,
 {
-    let flops = 2.0 * (n as f64).powi(3);
+    let flops = 2.0 * (m * k * n) as f64;
     let val = |i: usize, s: usize| T::from_f64((((i * 7 + s) % 7) as f64) - 3.0).unwrap();
-    let a = ndsimd::Array::from_shape_vec(&[n, n], (0..n * n).map(|i| val(i, 1)).collect()).unwrap();
-    let b = ndsimd::Array::from_shape_vec(&[n, n], (0..n * n).map(|i| val(i, 2)).collect()).unwrap();
-    let mut c = ndsimd::Array::<T>::zeros(&[n, n]);
-    let fa = faer::Mat::<T>::from_fn(n, n, |i, j| val(i * n + j, 1));
-    let fb = faer::Mat::<T>::from_fn(n, n, |i, j| val(i * n + j, 2));
-    let mut fc = faer::Mat::<T>::zeros(n, n);
-    let na = ndarray::Array2::<T>::from_shape_fn((n, n), |(i, j)| val(i * n + j, 1));
-    let nb = ndarray::Array2::<T>::from_shape_fn((n, n), |(i, j)| val(i * n + j, 2));
-    let mut nc = ndarray::Array2::<T>::zeros((n, n));
-    let par = if threads > 1 { faer::Par::rayon(threads) } else { faer::Par::Seq };
+    let a =
+        ndsimd::Array::from_shape_vec(&[m, k], (0..m * k).map(|i| val(i, 1)).collect()).unwrap();
+    let b =
+        ndsimd::Array::from_shape_vec(&[k, n], (0..k * n).map(|i| val(i, 2)).collect()).unwrap();
+    let mut c = ndsimd::Array::<T>::zeros(&[m, n]);
+    let fa = faer::Mat::<T>::from_fn(m, k, |i, j| val(i * k + j, 1));
+    let fb = faer::Mat::<T>::from_fn(k, n, |i, j| val(i * n + j, 2));
+    let mut fc = faer::Mat::<T>::zeros(m, n);
+    let na = ndarray::Array2::<T>::from_shape_fn((m, k), |(i, j)| val(i * k + j, 1));
+    let nb = ndarray::Array2::<T>::from_shape_fn((k, n), |(i, j)| val(i * n + j, 2));
+    let mut nc = ndarray::Array2::<T>::zeros((m, n));
+    let par = if threads > 1 {
+        faer::Par::rayon(threads)
+    } else {
+        faer::Par::Seq
+    };
     // Check the three agree before timing.
     a.matmul_into(&b, T::one(), T::zero(), &mut c).unwrap();
-    faer::linalg::matmul::matmul(fc.as_mut(), faer::Accum::Replace, fa.as_ref(), fb.as_ref(), T::one(), par);
+    faer::linalg::matmul::matmul(
+        fc.as_mut(),
+        faer::Accum::Replace,
+        fa.as_ref(),
+        fb.as_ref(),
+        T::one(),
+        par,
+    );
     ndarray::linalg::general_mat_mul(T::one(), &na, &nb, T::zero(), &mut nc);
-    for i in (0..n).step_by(n / 8 + 1) {
+    for i in (0..m).step_by(m / 8 + 1) {
         for j in 0..n {
             let x = *c.get(&[i, j]).unwrap();
-            assert!(x == fc[(i, j)] && x == nc[[i, j]], "results differ at ({i}, {j})");
+            assert!(
+                x == fc[(i, j)] && x == nc[[i, j]],
+                "results differ at ({i}, {j})"
+            );
         }
     }
-    let (mut o, mut f, mut m) = (vec![], vec![], vec![]);
+    let (mut o, mut f, mut mm) = (vec![], vec![], vec![]);
     for _ in 0..rounds {
-        o.push(time(&mut || a.matmul_into(&b, T::one(), T::zero(), black_box(&mut c)).unwrap(), flops));
-        f.push(time(&mut || faer::linalg::matmul::matmul(fc.as_mut(), faer::Accum::Replace, fa.as_ref(), fb.as_ref(), T::one(), par), flops));
-        m.push(time(&mut || ndarray::linalg::general_mat_mul(T::one(), &na, &nb, T::zero(), black_box(&mut nc)), flops));
+        o.push(time(
+            &mut || {
+                a.matmul_into(&b, T::one(), T::zero(), black_box(&mut c))
+                    .unwrap()
+            },
+            flops,
+        ));
+        f.push(time(
+            &mut || {
+                faer::linalg::matmul::matmul(
+                    fc.as_mut(),
+                    faer::Accum::Replace,
+                    fa.as_ref(),
+                    fb.as_ref(),
+                    T::one(),
+                    par,
+                )
+            },
+            flops,
+        ));
+        mm.push(time(
+            &mut || {
+                ndarray::linalg::general_mat_mul(T::one(), &na, &nb, T::zero(), black_box(&mut nc))
+            },
+            flops,
+        ));
     }
-    let (mo, mf, mm) = (median(&mut o), median(&mut f), median(&mut m));
-    println!("{:<4} {:>5} {:>2}T  ndsimd {:6.1}  faer {:6.1}  ndarray {:6.1}  vs best peer {:.2}",
-        std::any::type_name::<T>(), n, threads, mo, mf, mm, mo / mf.max(mm));
+    let (mo, mf, mn) = (median(&mut o), median(&mut f), median(&mut mm));
+    let shape = if m == k && k == n {
+        format!("{n}")
+    } else {
+        format!("{m}x{k}x{n}")
+    };
+    println!(
+        "{:<4} {:>16} {:>2}T  ndsimd {:6.1}  faer {:6.1}  ndarray {:6.1}  vs best peer {:.2}",
+        std::any::type_name::<T>(),
+        shape,
+        threads,
+        mo,
+        mf,
+        mn,
+        mo / mf.max(mn)
+    );
 }
 
 fn main() {
-    let threads: usize = std::env::var("NDSIMD_NUM_THREADS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let threads: usize = std::env::var("NDSIMD_NUM_THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
     let rounds = 5;
     for n in [64, 128, 256, 512, 1024] {
-        case::<f64>(n, threads, rounds);
+        case::<f64>((n, n, n), threads, rounds);
     }
-    case::<f32>(1024, threads, rounds);
+    case::<f32>((1024, 1024, 1024), threads, rounds);
+    // Products with one small side (m x k x n): a few rows through a wide matrix,
+    // many rows into a few columns, a small C from a long k.
+    for shape in [(16, 1024, 4096), (4096, 1024, 16), (16, 65536, 16)] {
+        case::<f64>(shape, threads, rounds);
+    }
 }

@@ -17,8 +17,8 @@
 //! thread the rows `ndarray+rayon` add ndarray's own parallel forms
 //! (`Zip::par_for_each`, `par_iter().sum()`) on rayon's pool of as many threads;
 //! ndarray has no parallel axis reduction, so those rows stay serial.
-use ndarray::{Array1, Array2, Axis, Zip};
 use ndarray::parallel::prelude::*;
+use ndarray::{Array1, Array2, Axis, Zip};
 use ndsimd::Array;
 use std::hint::black_box;
 
@@ -47,7 +47,11 @@ fn race(task: &str, n: usize, rounds: usize, mut cases: Vec<Case>) {
     for (i, (lib, _)) in cases.iter().enumerate() {
         let lo = got[i].iter().cloned().fold(f64::INFINITY, f64::min);
         let hi = got[i].iter().cloned().fold(0.0, f64::max);
-        let vs = if i == 0 { format!("{:.2}", best_peer / med[0]) } else { String::new() };
+        let vs = if i == 0 {
+            format!("{:.2}", best_peer / med[0])
+        } else {
+            String::new()
+        };
         println!(
             "{:<22} {:>8} {:<14} {:>10.1} ({:>8.1}-{:>8.1}) {:>8}",
             task, n, lib, med[i], lo, hi, vs
@@ -70,7 +74,10 @@ fn close(got: f64, want: f64, xs: impl Iterator<Item = f64>, what: &str) {
         mag += x.abs();
     }
     let bound = n as f64 * f64::EPSILON * mag;
-    assert!((got - want).abs() <= bound, "{what}: {got} against {want} (bound {bound})");
+    assert!(
+        (got - want).abs() <= bound,
+        "{what}: {got} against {want} (bound {bound})"
+    );
 }
 
 fn main() {
@@ -104,37 +111,74 @@ fn main() {
         close(a.sum(), want, va.iter().cloned(), "ndsimd sum");
         close(na.sum(), want, va.iter().cloned(), "ndarray sum");
         let mut cases: Vec<Case> = vec![
-            ("ndsimd", Box::new(|| {
-                black_box(black_box(&a).sum());
-            })),
-            ("ndarray", Box::new(|| {
-                black_box(black_box(&na).sum());
-            })),
+            (
+                "ndsimd",
+                Box::new(|| {
+                    black_box(black_box(&a).sum());
+                }),
+            ),
+            (
+                "ndarray",
+                Box::new(|| {
+                    black_box(black_box(&na).sum());
+                }),
+            ),
         ];
         if par {
             let s = na.as_slice().unwrap();
-            close(s.par_iter().sum::<f64>(), want, va.iter().cloned(), "rayon sum");
-            cases.push(("ndarray+rayon", Box::new(move || {
-                black_box(black_box(s).par_iter().sum::<f64>());
-            })));
+            close(
+                s.par_iter().sum::<f64>(),
+                want,
+                va.iter().cloned(),
+                "rayon sum",
+            );
+            cases.push((
+                "ndarray+rayon",
+                Box::new(move || {
+                    black_box(black_box(s).par_iter().sum::<f64>());
+                }),
+            ));
         }
         race("sum", n, rounds, cases);
 
         // a + b into a preallocated output.
         a.add_into(&b, &mut out).unwrap();
-        Zip::from(&mut nout).and(&na).and(&nb).for_each(|o, &x, &y| *o = x + y);
-        assert!(out.as_slice().unwrap().iter().zip(nout.iter()).all(|(p, q)| p.to_bits() == q.to_bits()));
+        Zip::from(&mut nout)
+            .and(&na)
+            .and(&nb)
+            .for_each(|o, &x, &y| *o = x + y);
+        assert!(out
+            .as_slice()
+            .unwrap()
+            .iter()
+            .zip(nout.iter())
+            .all(|(p, q)| p.to_bits() == q.to_bits()));
         let mut cases: Vec<Case> = vec![
-            ("ndsimd", Box::new(|| a.add_into(&b, black_box(&mut out)).unwrap())),
-            ("ndarray", Box::new(|| {
-                Zip::from(black_box(&mut nout)).and(&na).and(&nb).for_each(|o, &x, &y| *o = x + y)
-            })),
+            (
+                "ndsimd",
+                Box::new(|| a.add_into(&b, black_box(&mut out)).unwrap()),
+            ),
+            (
+                "ndarray",
+                Box::new(|| {
+                    Zip::from(black_box(&mut nout))
+                        .and(&na)
+                        .and(&nb)
+                        .for_each(|o, &x, &y| *o = x + y)
+                }),
+            ),
         ];
         if par {
             let (na, nb, mut pout) = (&na, &nb, Array1::<f64>::zeros(n));
-            cases.push(("ndarray+rayon", Box::new(move || {
-                Zip::from(black_box(&mut pout)).and(na).and(nb).par_for_each(|o, &x, &y| *o = x + y)
-            })));
+            cases.push((
+                "ndarray+rayon",
+                Box::new(move || {
+                    Zip::from(black_box(&mut pout))
+                        .and(na)
+                        .and(nb)
+                        .par_for_each(|o, &x, &y| *o = x + y)
+                }),
+            ));
         }
         race("add into", n, rounds, cases);
 
@@ -142,15 +186,31 @@ fn main() {
         let (na, nb) = (Array1::from(va.clone()), Array1::from(vb.clone()));
         let s = a.add(&b).unwrap();
         let t = &na + &nb;
-        assert!(s.as_slice().unwrap().iter().zip(t.iter()).all(|(p, q)| p.to_bits() == q.to_bits()));
-        race("add (allocating)", n, rounds, vec![
-            ("ndsimd", Box::new(|| {
-                black_box(black_box(&a).add(&b).unwrap());
-            })),
-            ("ndarray", Box::new(|| {
-                black_box(black_box(&na) + &nb);
-            })),
-        ]);
+        assert!(s
+            .as_slice()
+            .unwrap()
+            .iter()
+            .zip(t.iter())
+            .all(|(p, q)| p.to_bits() == q.to_bits()));
+        race(
+            "add (allocating)",
+            n,
+            rounds,
+            vec![
+                (
+                    "ndsimd",
+                    Box::new(|| {
+                        black_box(black_box(&a).add(&b).unwrap());
+                    }),
+                ),
+                (
+                    "ndarray",
+                    Box::new(|| {
+                        black_box(black_box(&na) + &nb);
+                    }),
+                ),
+            ],
+        );
 
         // Square root into a preallocated output (both correctly rounded).
         let va_pos: Vec<f64> = va.iter().map(|x| x.abs()).collect();
@@ -158,19 +218,39 @@ fn main() {
         let mut out = Array::<f64>::zeros(&[n]);
         let mut nout = Array1::<f64>::zeros(n);
         p.sqrt_into(&mut out).unwrap();
-        Zip::from(&mut nout).and(&np).for_each(|o, &x| *o = x.sqrt());
-        assert!(out.as_slice().unwrap().iter().zip(nout.iter()).all(|(p, q)| p.to_bits() == q.to_bits()));
+        Zip::from(&mut nout)
+            .and(&np)
+            .for_each(|o, &x| *o = x.sqrt());
+        assert!(out
+            .as_slice()
+            .unwrap()
+            .iter()
+            .zip(nout.iter())
+            .all(|(p, q)| p.to_bits() == q.to_bits()));
         let mut cases: Vec<Case> = vec![
-            ("ndsimd", Box::new(|| p.sqrt_into(black_box(&mut out)).unwrap())),
-            ("ndarray", Box::new(|| {
-                Zip::from(black_box(&mut nout)).and(&np).for_each(|o, &x| *o = x.sqrt())
-            })),
+            (
+                "ndsimd",
+                Box::new(|| p.sqrt_into(black_box(&mut out)).unwrap()),
+            ),
+            (
+                "ndarray",
+                Box::new(|| {
+                    Zip::from(black_box(&mut nout))
+                        .and(&np)
+                        .for_each(|o, &x| *o = x.sqrt())
+                }),
+            ),
         ];
         if par {
             let (np, mut pout) = (&np, Array1::<f64>::zeros(n));
-            cases.push(("ndarray+rayon", Box::new(move || {
-                Zip::from(black_box(&mut pout)).and(np).par_for_each(|o, &x| *o = x.sqrt())
-            })));
+            cases.push((
+                "ndarray+rayon",
+                Box::new(move || {
+                    Zip::from(black_box(&mut pout))
+                        .and(np)
+                        .par_for_each(|o, &x| *o = x.sqrt())
+                }),
+            ));
         }
         race("sqrt into", n, rounds, cases);
     }
@@ -192,29 +272,67 @@ fn main() {
                 vm[j * cols..(j + 1) * cols].to_vec()
             };
             let want: f64 = lane.iter().sum();
-            close(ours.as_slice().unwrap()[j], want, lane.iter().cloned(), "ndsimd sum_axis");
+            close(
+                ours.as_slice().unwrap()[j],
+                want,
+                lane.iter().cloned(),
+                "ndsimd sum_axis",
+            );
             close(theirs[j], want, lane.iter().cloned(), "ndarray sum_axis");
         }
-        race(if axis == 0 { "sum_axis(0) 1024²" } else { "sum_axis(1) 1024²" }, n, rounds, vec![
-            ("ndsimd", Box::new(|| {
-                black_box(black_box(&m).sum_axis(axis as isize, false).unwrap());
-            })),
-            ("ndarray", Box::new(|| {
-                black_box(black_box(&nm).sum_axis(Axis(axis)));
-            })),
-        ]);
+        race(
+            if axis == 0 {
+                "sum_axis(0) 1024²"
+            } else {
+                "sum_axis(1) 1024²"
+            },
+            n,
+            rounds,
+            vec![
+                (
+                    "ndsimd",
+                    Box::new(|| {
+                        black_box(black_box(&m).sum_axis(axis as isize, false).unwrap());
+                    }),
+                ),
+                (
+                    "ndarray",
+                    Box::new(|| {
+                        black_box(black_box(&nm).sum_axis(Axis(axis)));
+                    }),
+                ),
+            ],
+        );
     }
     let ours = m.max_axis(1, false).unwrap();
     let theirs = nm.fold_axis(Axis(1), f64::NEG_INFINITY, |&acc, &x| acc.max(x));
-    assert!(ours.as_slice().unwrap().iter().zip(theirs.iter()).all(|(p, q)| p == q));
-    race("max_axis(1) 1024²", n, rounds, vec![
-        ("ndsimd", Box::new(|| {
-            black_box(black_box(&m).max_axis(1, false).unwrap());
-        })),
-        ("ndarray", Box::new(|| {
-            black_box(black_box(&nm).fold_axis(Axis(1), f64::NEG_INFINITY, |&acc, &x| acc.max(x)));
-        })),
-    ]);
+    assert!(ours
+        .as_slice()
+        .unwrap()
+        .iter()
+        .zip(theirs.iter())
+        .all(|(p, q)| p == q));
+    race(
+        "max_axis(1) 1024²",
+        n,
+        rounds,
+        vec![
+            (
+                "ndsimd",
+                Box::new(|| {
+                    black_box(black_box(&m).max_axis(1, false).unwrap());
+                }),
+            ),
+            (
+                "ndarray",
+                Box::new(|| {
+                    black_box(
+                        black_box(&nm).fold_axis(Axis(1), f64::NEG_INFINITY, |&acc, &x| acc.max(x)),
+                    );
+                }),
+            ),
+        ],
+    );
 
     // Matrix + row, into a preallocated output.
     let vr = data(cols, 4);
@@ -222,19 +340,42 @@ fn main() {
     let mut out = Array::<f64>::zeros(&[rows, cols]);
     let mut nout = Array2::<f64>::zeros((rows, cols));
     m.add_into(&row, &mut out).unwrap();
-    Zip::from(&mut nout).and(&nm).and_broadcast(&nrow).for_each(|o, &x, &y| *o = x + y);
-    assert!(out.as_slice().unwrap().iter().zip(nout.iter()).all(|(p, q)| p.to_bits() == q.to_bits()));
+    Zip::from(&mut nout)
+        .and(&nm)
+        .and_broadcast(&nrow)
+        .for_each(|o, &x, &y| *o = x + y);
+    assert!(out
+        .as_slice()
+        .unwrap()
+        .iter()
+        .zip(nout.iter())
+        .all(|(p, q)| p.to_bits() == q.to_bits()));
     let mut pout = Array2::<f64>::zeros((rows, cols));
     let mut cases: Vec<Case> = vec![
-        ("ndsimd", Box::new(|| m.add_into(&row, black_box(&mut out)).unwrap())),
-        ("ndarray", Box::new(|| {
-            Zip::from(black_box(&mut nout)).and(&nm).and_broadcast(&nrow).for_each(|o, &x, &y| *o = x + y)
-        })),
+        (
+            "ndsimd",
+            Box::new(|| m.add_into(&row, black_box(&mut out)).unwrap()),
+        ),
+        (
+            "ndarray",
+            Box::new(|| {
+                Zip::from(black_box(&mut nout))
+                    .and(&nm)
+                    .and_broadcast(&nrow)
+                    .for_each(|o, &x, &y| *o = x + y)
+            }),
+        ),
     ];
     if par {
-        cases.push(("ndarray+rayon", Box::new(|| {
-            Zip::from(black_box(&mut pout)).and(&nm).and_broadcast(&nrow).par_for_each(|o, &x, &y| *o = x + y)
-        })));
+        cases.push((
+            "ndarray+rayon",
+            Box::new(|| {
+                Zip::from(black_box(&mut pout))
+                    .and(&nm)
+                    .and_broadcast(&nrow)
+                    .par_for_each(|o, &x, &y| *o = x + y)
+            }),
+        ));
     }
     race("+ row, into 1024²", n, rounds, cases);
 }

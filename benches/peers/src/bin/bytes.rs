@@ -29,11 +29,20 @@ fn main() {
     let threads = ndsimd::num_threads();
     let rounds = 5;
     println!("in-memory byte scans, ndsimd on {threads} thread(s), peers on one; {rounds} rounds; GB/s medians (min-max)");
-    println!("{:<34} {:>9} {:>22} {:>8}", "case", "bytes", "GB/s", "vs best");
+    println!(
+        "{:<34} {:>9} {:>22} {:>8}",
+        "case", "bytes", "GB/s", "vs best"
+    );
     for size in [16usize << 10, 1 << 20, 64 << 20] {
         // Text-like: a newline every 61 bytes; a haystack: zeros, one byte at the end.
         let text: Vec<u8> = (0..size)
-            .map(|i| if i % 61 == 60 { b'\n' } else { b'a' + (i % 26) as u8 })
+            .map(|i| {
+                if i % 61 == 60 {
+                    b'\n'
+                } else {
+                    b'a' + (i % 26) as u8
+                }
+            })
             .collect();
         // Every page written (a zeroed allocation left untouched would map the
         // kernel's one zero page and "read" from cache at any size).
@@ -44,25 +53,43 @@ fn main() {
         assert_eq!(ndsimd::scan::count_byte_in(&text, b'\n'), want);
         assert_eq!(bytecount::count(&text, b'\n') as u64, want);
         assert_eq!(memchr::memchr_iter(b'\n', &text).count() as u64, want);
-        assert_eq!(ndsimd::scan::find_nonzero_in(&hay), Some(((size - 1) & !7) as u64));
+        assert_eq!(
+            ndsimd::scan::find_nonzero_in(&hay),
+            Some(((size - 1) & !7) as u64)
+        );
         assert_eq!(memchr::memchr(7, &hay), Some(size - 1));
         type Case<'a> = (&'a str, Box<dyn FnMut() + 'a>);
         let mut cases: Vec<Case> = vec![
-            ("count: ndsimd count_byte_in", Box::new(|| {
-                black_box(ndsimd::scan::count_byte_in(black_box(&text), b'\n'));
-            })),
-            ("count: bytecount::count", Box::new(|| {
-                black_box(bytecount::count(black_box(&text), b'\n'));
-            })),
-            ("count: memchr_iter().count()", Box::new(|| {
-                black_box(memchr::memchr_iter(b'\n', black_box(&text)).count());
-            })),
-            ("find: ndsimd find_nonzero_in", Box::new(|| {
-                black_box(ndsimd::scan::find_nonzero_in(black_box(&hay)));
-            })),
-            ("find: memchr::memchr(known byte)", Box::new(|| {
-                black_box(memchr::memchr(7, black_box(&hay)));
-            })),
+            (
+                "count: ndsimd count_byte_in",
+                Box::new(|| {
+                    black_box(ndsimd::scan::count_byte_in(black_box(&text), b'\n'));
+                }),
+            ),
+            (
+                "count: bytecount::count",
+                Box::new(|| {
+                    black_box(bytecount::count(black_box(&text), b'\n'));
+                }),
+            ),
+            (
+                "count: memchr_iter().count()",
+                Box::new(|| {
+                    black_box(memchr::memchr_iter(b'\n', black_box(&text)).count());
+                }),
+            ),
+            (
+                "find: ndsimd find_nonzero_in",
+                Box::new(|| {
+                    black_box(ndsimd::scan::find_nonzero_in(black_box(&hay)));
+                }),
+            ),
+            (
+                "find: memchr::memchr(known byte)",
+                Box::new(|| {
+                    black_box(memchr::memchr(7, black_box(&hay)));
+                }),
+            ),
         ];
         let mut got: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
         for _ in 0..rounds {
@@ -89,12 +116,7 @@ fn main() {
             };
             println!(
                 "{:<34} {:>9} {:>8.2} ({:>5.2}-{:>5.2}) {:>8}",
-                name,
-                size,
-                med[i],
-                lo,
-                hi,
-                vs
+                name, size, med[i], lo, hi, vs
             );
         }
     }
