@@ -1,6 +1,7 @@
 //! ndsimd's matmul against faer and the ndarray crate (matrixmultiply), in one
-//! process, interleaved (squares, then three products with one small side): each round times every library once per case (samples of
-//! at least 20 ms, median of 5), 5 rounds, medians reported in GFLOP/s. The three
+//! process, interleaved (squares, then three products with one small side): each
+//! round times every library once per case (samples of at least 20 ms, median of
+//! 5), 5 rounds, medians reported in GFLOP/s. The three
 //! results are checked equal (small-integer data: every sum is exact) first.
 //!
 //!     cd benches/peers
