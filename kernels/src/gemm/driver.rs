@@ -5,9 +5,15 @@
 //! scratch (in parallel: each worker packs a share of its panels), then the `MC` loop
 //! runs, cut into bands of whole tiles (by rows, or by columns when there are too
 //! few rows; [`BANDS_PER_THREAD`] bands per worker, balanced by the pool's
-//! stealing), each worker packing the A blocks of its bands into its own scratch and sweeping its tiles `jr` outer, `ir` inner, so that one B panel
-//! stays in L1 while the A block streams from L2. Workers synchronise only on work
-//! done: [`pool::run`] returns when every chunk has run.
+//! stealing), each worker packing the A blocks of its bands into its own scratch
+//! and sweeping its tiles `jr` outer, `ir` inner, so that one B panel stays in L1
+//! while the A block streams from L2. Workers synchronise only on work done:
+//! [`pool::run`] returns when every chunk has run.
+//!
+//! Two other forms take products the blocked one serves badly: the narrow form
+//! ([`Nest::narrow_band`]) when A's whole `m x KC` block fits in L2, packing each B
+//! panel right before its tiles; and the direct path (`direct.rs`, no packing) for
+//! small products and for any k when C is only a register block or two wide.
 //!
 //! Every element of C is summed over k in the same order whatever the split: the `KC`
 //! blocks in order (the first applies the caller's beta, the later ones beta 1), each a
@@ -115,6 +121,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     // step, slower than the other paths). By default it takes small products, and
     // any k when C has at most one register block of columns, or two and few rows
     // (`DIRECT_NARROW_ROWS`): there packing A and B costs more than the product.
+    let derived = Blocking::derive(kern.mr, kern.nr, size_of::<T>(), crate::cache_info());
     let [dr, dw] = kern.direct_tile;
     let form = direct_form(m, n, a, b, c).filter(|&(fm, fn_, ..)| {
         let narrow = fn_ <= dw || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr);
@@ -135,12 +142,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         // next (the first with the caller's beta, the later ones with 1), so every
         // element is summed as the packed path sums it whatever k. Rows of C are
         // split over the pool in whole register blocks.
-        let kc = tuning
-            .kc
-            .unwrap_or_else(|| {
-                Blocking::derive(kern.mr, kern.nr, size_of::<T>(), crate::cache_info()).kc
-            })
-            .clamp(1, k);
+        let kc = tuning.kc.unwrap_or(derived.kc).clamp(1, k);
         let blocks = m.div_ceil(dr);
         let chunks = bands(blocks, threads, 1);
         fan_out(threads, chunks, &|q| {
@@ -186,7 +188,6 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         (m, n, a, b, c)
     };
     let (mr, nr) = (kern.mr, kern.nr);
-    let derived = Blocking::derive(mr, nr, size_of::<T>(), crate::cache_info());
     let blk = Blocking {
         kc: tuning.kc.unwrap_or(derived.kc),
         mc: tuning.mc.map_or(derived.mc, |mc| mc.next_multiple_of(mr)),

@@ -10,6 +10,23 @@
 
 use crate::scalar::Arith;
 
+/// `$body` with the constant `$W` equal to `$w` when `$w` is a panel width some
+/// kernel uses (so the copy loops unroll into straight moves), else `$other`.
+macro_rules! by_width {
+    ($w:expr, $W:ident => $body:expr, _ => $other:expr) => {
+        by_width!(@ $w, $W, $body, $other; 4 6 8 12 16 24 32)
+    };
+    (@ $w:expr, $W:ident, $body:expr, $other:expr; $($n:literal)*) => {
+        match $w {
+            $($n => {
+                const $W: usize = $n;
+                $body
+            })*
+            _ => $other,
+        }
+    };
+}
+
 /// Where a block to pack starts and how to walk it (see the module doc).
 #[derive(Clone, Copy)]
 pub(crate) struct Src<T> {
@@ -46,16 +63,7 @@ pub(crate) unsafe fn panel<T: Arith>(dst: *mut T, src: Src<T>, width: usize, w: 
     // SAFETY: the caller's contract, passed on (`fixed` has the same one with
     // `w == W`).
     unsafe {
-        match w {
-            4 => fixed::<T, 4>(dst, src, width, kc),
-            6 => fixed::<T, 6>(dst, src, width, kc),
-            8 => fixed::<T, 8>(dst, src, width, kc),
-            12 => fixed::<T, 12>(dst, src, width, kc),
-            16 => fixed::<T, 16>(dst, src, width, kc),
-            24 => fixed::<T, 24>(dst, src, width, kc),
-            32 => fixed::<T, 32>(dst, src, width, kc),
-            _ => general(dst, src, width, w, kc),
-        }
+        by_width!(w, W => fixed::<T, W>(dst, src, width, kc), _ => general(dst, src, width, w, kc))
     }
 }
 
@@ -133,16 +141,11 @@ pub(crate) unsafe fn block<T: Arith>(
         // SAFETY: the full panels `full` (each `w` elements below `len`), packed as
         // the caller allows; the rest below as in the panel loop.
         unsafe {
-            match w {
-                4 => by_steps::<T, 4>(dst, src, full.clone(), kc),
-                6 => by_steps::<T, 6>(dst, src, full.clone(), kc),
-                8 => by_steps::<T, 8>(dst, src, full.clone(), kc),
-                12 => by_steps::<T, 12>(dst, src, full.clone(), kc),
-                16 => by_steps::<T, 16>(dst, src, full.clone(), kc),
-                24 => by_steps::<T, 24>(dst, src, full.clone(), kc),
-                32 => by_steps::<T, 32>(dst, src, full.clone(), kc),
-                _ => return panel_by_panel(dst, src, len, w, kc, panels),
-            }
+            by_width!(
+                w,
+                W => by_steps::<T, W>(dst, src, full.clone(), kc),
+                _ => return panel_by_panel(dst, src, len, w, kc, panels)
+            );
             panel_by_panel(dst, src, len, w, kc, full.end..panels.end)
         }
     } else {
