@@ -1,0 +1,129 @@
+//! ndsimd's GEMM forms against each other on one product, in one process,
+//! interleaved: the default choice, and the driver's forms forced through the
+//! hidden `Tuning` (the blocked form with one band per worker or the default eight,
+//! the blocked form with MC 96, the narrow form, the direct path). Row-major `f64`
+//! operands on the library's own allocation; every form's result is checked equal
+//! to the default's, bit for bit, first. Rounds alternate the order; the ratio is
+//! the paired median of (the first form's time / this form's) over 11 rounds, each
+//! round one sample of the peers' timing rule per form.
+//!
+//!     cd benches/peers
+//!     cargo run --release --bin forms -- M K N THREADS [FORM,FORM,...]
+//!
+//! FORM is one of `default`, `blocked`, `blocked-1band`, `blocked-mc96`,
+//! `narrow`, `direct` (default list: all of them). `(M x K) . (K x N)`.
+use ndsimd::kernels::active_tier;
+use ndsimd::kernels::gemm::{gemm_tuned, MatMut, MatRef, Tuning};
+use ndsimd::Array;
+
+#[path = "../timing.rs"]
+mod timing;
+use timing::{median, secs};
+
+fn tuning(form: &str) -> Tuning {
+    let blocked = Tuning {
+        direct_path: Some(false),
+        narrow: Some(false),
+        ..Tuning::default()
+    };
+    match form {
+        "default" => Tuning::default(),
+        "blocked" => blocked,
+        "blocked-1band" => Tuning {
+            bands_per_thread: Some(1),
+            ..blocked
+        },
+        "blocked-mc96" => Tuning {
+            mc: Some(96),
+            ..blocked
+        },
+        "narrow" => Tuning {
+            direct_path: Some(false),
+            narrow: Some(true),
+            ..Tuning::default()
+        },
+        "direct" => Tuning {
+            direct_path: Some(true),
+            ..Tuning::default()
+        },
+        _ => panic!("unknown form {form:?}"),
+    }
+}
+
+fn filled(shape: &[usize], seed: usize) -> Array<f64> {
+    let mut a = Array::<f64>::from_elem(shape, 0.0);
+    for (i, x) in a.as_slice_mut().unwrap().iter_mut().enumerate() {
+        *x = ((i * 7 + seed) % 7) as f64 - 3.0;
+    }
+    a
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let num = |i: usize| -> usize {
+        args.get(i)
+            .and_then(|s| s.parse().ok())
+            .expect("usage: forms M K N THREADS [FORM,FORM,...]")
+    };
+    let (m, k, n, threads) = (num(0), num(1), num(2), num(3));
+    let forms: Vec<String> = args.get(4).map_or(
+        [
+            "default",
+            "blocked",
+            "blocked-1band",
+            "blocked-mc96",
+            "narrow",
+            "direct",
+        ]
+        .map(String::from)
+        .to_vec(),
+        |s| s.split(',').map(String::from).collect(),
+    );
+    let (a, b) = (filled(&[m, k], 1), filled(&[k, n], 2));
+    let mut c = Array::<f64>::zeros(&[m, n]);
+    let run = |t: &Tuning, c: &mut Array<f64>| {
+        let av = MatRef::new(a.as_slice().unwrap(), 0, m, k, k as isize, 1).unwrap();
+        let bv = MatRef::new(b.as_slice().unwrap(), 0, k, n, n as isize, 1).unwrap();
+        let cv = MatMut::new(c.as_slice_mut().unwrap(), 0, m, n, n as isize, 1).unwrap();
+        gemm_tuned(active_tier(), t, 1.0, av, bv, 0.0, cv, threads).unwrap();
+    };
+    run(&Tuning::default(), &mut c);
+    let want = c.to_vec();
+    for f in &forms {
+        run(&tuning(f), &mut c);
+        assert!(
+            c.to_vec()
+                .iter()
+                .zip(&want)
+                .all(|(x, y)| x.to_bits() == y.to_bits()),
+            "form {f} differs from the default"
+        );
+    }
+    let flops = 2.0 * (m * k * n) as f64;
+    let mut t = vec![Vec::new(); forms.len()];
+    for round in 0..11 {
+        for i in 0..forms.len() {
+            let i = if round % 2 == 0 {
+                i
+            } else {
+                forms.len() - 1 - i
+            };
+            let tu = tuning(&forms[i]);
+            t[i].push(secs(&mut || run(&tu, &mut c)));
+        }
+    }
+    println!("({m} x {k}) . ({k} x {n}), {threads} thread(s); paired median of the first form's time / this one's (min-max)");
+    for (i, f) in forms.iter().enumerate() {
+        let mut r: Vec<f64> = t[0].iter().zip(&t[i]).map(|(x, y)| x / y).collect();
+        let (lo, hi) = (
+            r.iter().cloned().fold(f64::INFINITY, f64::min),
+            r.iter().cloned().fold(0.0, f64::max),
+        );
+        let mut s = t[i].clone();
+        println!(
+            "{f:<14} {:7.1} GFLOP/s  {:.2} ({lo:.2}-{hi:.2})",
+            flops / median(&mut s) / 1e9,
+            median(&mut r)
+        );
+    }
+}
