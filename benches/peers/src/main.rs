@@ -1,4 +1,5 @@
-//! ndsimd's matmul against faer and the ndarray crate (matrixmultiply), in one
+//! ndsimd's matmul against faer and the ndarray crate (matrixmultiply), all on
+//! row-major operands (faer's as transposed views of its column-major matrices), in one
 //! process, interleaved (squares, then three products with one small side): each
 //! round times every library once per case (samples of at least 20 ms, median of
 //! 5), 5 rounds, medians reported in GFLOP/s. The three
@@ -31,9 +32,14 @@ where
     let b =
         ndsimd::Array::from_shape_vec(&[k, n], (0..k * n).map(|i| val(i, 2)).collect()).unwrap();
     let mut c = ndsimd::Array::<T>::zeros(&[m, n]);
-    let fa = faer::Mat::<T>::from_fn(m, k, |i, j| val(i * k + j, 1));
-    let fb = faer::Mat::<T>::from_fn(k, n, |i, j| val(i * n + j, 2));
-    let mut fc = faer::Mat::<T>::zeros(m, n);
+    // faer's matrices are column-major; its operands here are row-major views
+    // (transposes of column-major matrices), the same memory layout as the other
+    // two libraries' (a rectangular product is another problem in the other layout:
+    // faer's column-major 16 x 1024 x 4096 is our row-major 4096 x 1024 x 16).
+    let fat = faer::Mat::<T>::from_fn(k, m, |j, i| val(i * k + j, 1));
+    let fbt = faer::Mat::<T>::from_fn(n, k, |j, i| val(i * n + j, 2));
+    let mut fct = faer::Mat::<T>::zeros(n, m);
+    let (fa, fb) = (fat.transpose(), fbt.transpose());
     let na = ndarray::Array2::<T>::from_shape_fn((m, k), |(i, j)| val(i * k + j, 1));
     let nb = ndarray::Array2::<T>::from_shape_fn((k, n), |(i, j)| val(i * n + j, 2));
     let mut nc = ndarray::Array2::<T>::zeros((m, n));
@@ -45,10 +51,10 @@ where
     // Check the three agree before timing.
     a.matmul_into(&b, T::one(), T::zero(), &mut c).unwrap();
     faer::linalg::matmul::matmul(
-        fc.as_mut(),
+        fct.transpose_mut(),
         faer::Accum::Replace,
-        fa.as_ref(),
-        fb.as_ref(),
+        fa,
+        fb,
         T::one(),
         par,
     );
@@ -57,7 +63,7 @@ where
         for j in 0..n {
             let x = *c.get(&[i, j]).unwrap();
             assert!(
-                x == fc[(i, j)] && x == nc[[i, j]],
+                x == fct[(j, i)] && x == nc[[i, j]],
                 "results differ at ({i}, {j})"
             );
         }
@@ -74,10 +80,10 @@ where
         f.push(time(
             &mut || {
                 faer::linalg::matmul::matmul(
-                    fc.as_mut(),
+                    fct.transpose_mut(),
                     faer::Accum::Replace,
-                    fa.as_ref(),
-                    fb.as_ref(),
+                    fa,
+                    fb,
                     T::one(),
                     par,
                 )

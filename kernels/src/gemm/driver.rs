@@ -21,7 +21,7 @@
 //! `kernel.rs`), so results are bit-identical for any number of threads.
 
 use super::block::Blocking;
-use super::kernel::Kernel;
+use super::kernel::{Ahead, Kernel};
 use super::mat::{Raw, RawMut};
 use super::pack::{self, Src};
 use super::{scratch, small, GemmElement, Tuning};
@@ -198,6 +198,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     let nest = Nest {
         kern,
         blk,
+        prefetch: tuning.prefetch.unwrap_or(true),
         m,
         alpha,
         a,
@@ -296,6 +297,8 @@ fn direct_form<T>(
 struct Nest<T> {
     kern: Kernel<T>,
     blk: Blocking,
+    /// Whether kernels prefetch the next panel's source (`Tuning::prefetch`).
+    prefetch: bool,
     m: usize,
     alpha: T,
     a: Raw<T>,
@@ -341,6 +344,17 @@ impl<T: GemmElement> Nest<T> {
                 // SAFETY: `apack` holds `mc * kcb >= a_panels * mr * kcb` elements;
                 // the source is the `mcb x kcb` block of A at `(ic, pc)`, inside A.
                 unsafe { pack::block(apack, src, mcb, mr, kcb, 0..a_panels) };
+                // The band's next A block, for this block's kernels to ask for.
+                let next = ic + self.blk.mc;
+                let ahead = if self.prefetch && next < rows.end {
+                    let src = Src {
+                        ptr: self.a.at(next, pc),
+                        ..src
+                    };
+                    pack::ahead(src, self.blk.mc.min(rows.end - next), kcb)
+                } else {
+                    Ahead::NONE
+                };
                 for jr in cols.clone() {
                     let j0 = jr * nr;
                     // SAFETY: A's block is packed (`a_panels` panels); `jr` is a packed
@@ -355,6 +369,7 @@ impl<T: GemmElement> Nest<T> {
                             (jc + j0, nr.min(ncb - j0)),
                             beta,
                             tile,
+                            ahead.part(jr - cols.start, cols.len()),
                         )
                     };
                 }
@@ -364,7 +379,7 @@ impl<T: GemmElement> Nest<T> {
 
     /// The tiles of rows `i .. i + rows` of C (from A's packed block `apack`, whose
     /// panels start at row `i`) by columns `j .. j + cols` (one packed panel `pb` of
-    /// B, `cols <= NR`).
+    /// B, `cols <= NR`). The tiles' kernel calls share `ahead`'s runs among them.
     ///
     /// # Safety
     /// `apack` holds `rows.div_ceil(MR)` packed panels and `pb` one, each `kcb` steps;
@@ -380,9 +395,11 @@ impl<T: GemmElement> Nest<T> {
         (j, cols): (usize, usize),
         beta: T,
         tile: *mut T,
+        ahead: Ahead,
     ) {
         let mr = self.kern.mr;
-        for ir in 0..rows.div_ceil(mr) {
+        let calls = rows.div_ceil(mr);
+        for ir in 0..calls {
             let i0 = ir * mr;
             let pa = apack.wrapping_add(ir * mr * kcb);
             // SAFETY: panel `ir` of A's block and `pb`, `kcb` steps each; the tile at
@@ -395,6 +412,7 @@ impl<T: GemmElement> Nest<T> {
                     (mr.min(rows - i0), cols),
                     beta,
                     tile,
+                    ahead.part(ir, calls),
                 )
             };
         }
@@ -403,7 +421,8 @@ impl<T: GemmElement> Nest<T> {
     /// One tile of C, `rows x cols` (at most `MR x NR`) at `(i, j)`, from packed
     /// panels `pa`, `pb` of `kcb` steps: the kernel straight into C when the tile is
     /// full and C's columns are contiguous, else through `tile` (`TILE_MAX`
-    /// elements of this thread's scratch) and [`store_edge`].
+    /// elements of this thread's scratch) and [`store_edge`]. The kernel prefetches
+    /// `ahead` while it runs.
     ///
     /// # Safety
     /// `pa`, `pb` are packed panels of `kcb` steps; the tile is inside C and no other
@@ -419,15 +438,16 @@ impl<T: GemmElement> Nest<T> {
         (rows, cols): (usize, usize),
         beta: T,
         tile: *mut T,
+        ahead: Ahead,
     ) {
         let (mr, nr) = (self.kern.mr, self.kern.nr);
         let c0 = self.c.at(i, j);
         // SAFETY: as the caller promises; `c0` is the tile's corner inside C.
         unsafe {
             if rows == mr && cols == nr && self.c.rs == 1 {
-                (self.kern.run)(kcb, pa, pb, c0, self.c.cs, self.alpha, beta);
+                (self.kern.run)(kcb, pa, pb, c0, self.c.cs, self.alpha, beta, ahead);
             } else {
-                (self.kern.run)(kcb, pa, pb, tile, mr as isize, self.alpha, T::ZERO);
+                (self.kern.run)(kcb, pa, pb, tile, mr as isize, self.alpha, T::ZERO, ahead);
                 let c = RawMut { ptr: c0, ..self.c };
                 let t = core::slice::from_raw_parts(tile.cast_const(), TILE_MAX);
                 store_edge(t, mr, (rows, cols), beta, c);
@@ -484,7 +504,7 @@ impl<T: GemmElement> Nest<T> {
                 unsafe { pack::block(apack, src, self.m, mr, kcb, 0..a_panels) };
                 buf.holds = Some((product, pc));
             }
-            for jr in cols {
+            for jr in cols.clone() {
                 let j0 = jr * nr;
                 let width = nr.min(n - j0);
                 let src = Src {
@@ -495,10 +515,32 @@ impl<T: GemmElement> Nest<T> {
                 // SAFETY: `bpanel` holds `nr * kcb` elements past the A block; the
                 // source is the `kcb x width` block of B at `(pc, j0)`, inside B.
                 unsafe { pack::panel(bpanel, src, width, nr, kcb) };
+                // The next panel's source, for this panel's kernels to ask for.
+                let ahead = if self.prefetch && jr + 1 < cols.end {
+                    let j1 = j0 + nr;
+                    let next = Src {
+                        ptr: b.at(pc, j1),
+                        ..src
+                    };
+                    pack::ahead(next, nr.min(n - j1), kcb)
+                } else {
+                    Ahead::NONE
+                };
                 // SAFETY: A's whole block is packed (`a_panels` panels) and B's
                 // panel `jr`; its tiles of C are in this band's columns; `tile` is this
                 // thread's scratch past the B panel (initialised when allocated).
-                unsafe { self.column(kcb, apack, (0, self.m), bpanel, (j0, width), beta, tile) };
+                unsafe {
+                    self.column(
+                        kcb,
+                        apack,
+                        (0, self.m),
+                        bpanel,
+                        (j0, width),
+                        beta,
+                        tile,
+                        ahead,
+                    )
+                };
             }
         });
     }

@@ -39,14 +39,82 @@ pub(crate) trait Simd: Copy {
     unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self;
 }
 
-/// A micro-kernel: `(kc, a, b, c, cs, alpha, beta)`.
+/// A micro-kernel: `(kc, a, b, c, cs, alpha, beta, ahead)`.
 ///
 /// # Safety
 /// The CPU has the kernel's tier; `a` is valid for `kc * MR` reads, `b` for
 /// `kc * NR`; `c + i + j * cs` for `i < MR`, `j < NR` are `MR * NR` distinct
-/// elements valid for writes, and for reads too unless `beta == 0`.
-pub type MicroFn<T> =
-    unsafe fn(kc: usize, a: *const T, b: *const T, c: *mut T, cs: isize, alpha: T, beta: T);
+/// elements valid for writes, and for reads too unless `beta == 0`. `ahead` is
+/// only a hint (any value is sound).
+pub type MicroFn<T> = unsafe fn(
+    kc: usize,
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+    cs: isize,
+    alpha: T,
+    beta: T,
+    ahead: Ahead,
+);
+
+/// Memory a kernel asks for while it runs, spread over its k-loop: lines `from ..
+/// to` of a region of runs of `lines` cache lines each, run `r` starting at byte
+/// `at + r * row` (line `l` is line `l % lines` of run `l / lines`). The driver names
+/// the source of the operand it packs next (the next B panel in the narrow form,
+/// the band's next A block in the blocked one), so that its lines come in from
+/// memory while this tile's arithmetic runs instead of while the packing loop waits
+/// for them: on one core the two took turns (`perf`: packing and kernel about half
+/// the time each in `(4096 x 1024) . (1024 x 16)`). A prefetch is a hint: it never faults,
+/// whatever the address, so any value here is sound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ahead {
+    /// The first run's first byte.
+    pub at: *const u8,
+    /// Bytes from one run to the next.
+    pub row: isize,
+    /// Cache lines per run.
+    pub lines: usize,
+    /// The first line to ask for.
+    pub from: usize,
+    /// One past the last.
+    pub to: usize,
+}
+
+/// Cache line size assumed by [`Ahead`] (64 bytes on every CPU this crate tunes for;
+/// a wrong guess only asks for too many or too few lines).
+pub(crate) const LINE: usize = 64;
+
+/// Most prefetches a kernel issues per trip of its k-loop (four steps): enough for
+/// a panel of twice the kernel's own bytes, few enough not to crowd its loads.
+const AHEAD_PER_TRIP: usize = 3;
+
+impl Ahead {
+    /// Nothing to ask for.
+    pub const NONE: Ahead = Ahead {
+        at: core::ptr::null(),
+        row: 0,
+        lines: 0,
+        from: 0,
+        to: 0,
+    };
+
+    /// Part `i` of `parts` near-equal parts of the lines, for the `i`-th of `parts`
+    /// kernel calls that share them.
+    pub(crate) fn part(self, i: usize, parts: usize) -> Ahead {
+        let len = self.to - self.from;
+        let at = |i: usize| self.from + len / parts * i + i.min(len % parts);
+        Ahead {
+            from: at(i),
+            to: at(i + 1),
+            ..self
+        }
+    }
+}
+
+// SAFETY: an `Ahead` is never dereferenced, only handed to prefetch hints.
+unsafe impl Send for Ahead {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Ahead {}
 
 /// A micro-kernel and the shape of its register tile.
 ///
@@ -120,6 +188,67 @@ pub(crate) unsafe fn peak<V: Simd, const MV: usize, const NR: usize>(
     lanes[0]
 }
 
+/// A kernel's way through an [`Ahead`] over `trips` trips of its k-loop: the same
+/// number of lines each trip (at most [`AHEAD_PER_TRIP`]), run by run, in order.
+pub(crate) struct Walk {
+    run: *const u8,
+    row: isize,
+    lines: usize,
+    line: usize,
+    left: usize,
+    per_trip: usize,
+}
+
+impl Walk {
+    #[inline(always)]
+    pub(crate) fn new(ahead: Ahead, trips: usize) -> Walk {
+        let left = ahead.to - ahead.from;
+        let (run, line) = match ahead.lines {
+            0 => (0, 0),
+            lines => (ahead.from / lines, ahead.from % lines),
+        };
+        Walk {
+            run: ahead.at.wrapping_offset(run as isize * ahead.row),
+            row: ahead.row,
+            lines: ahead.lines,
+            line,
+            left,
+            per_trip: left.div_ceil(trips.max(1)).min(AHEAD_PER_TRIP),
+        }
+    }
+
+    /// One trip's lines, each handed to `ask` (its first byte's address).
+    #[inline(always)]
+    pub(crate) fn trip(&mut self, mut ask: impl FnMut(*const u8)) {
+        for _ in 0..self.per_trip.min(self.left) {
+            ask(self.run.wrapping_add(self.line * LINE));
+            self.left -= 1;
+            self.line += 1;
+            if self.line == self.lines {
+                self.line = 0;
+                self.run = self.run.wrapping_offset(self.row);
+            }
+        }
+    }
+}
+
+/// Asks for the cache line holding `p`, to be read once soon (a non-temporal hint:
+/// on Zen 3, measured on the narrow form's next B panel, one thread, `(4096 x 1024)
+/// . (1024 x 16)`, paired medians of 11 rounds, three runs each: 1.19-1.22x with
+/// this hint, 1.09-1.10x with T2 and 1.11-1.16x with T0; the packing loop reads
+/// the line within one tile's time). A hint never faults, whatever the address.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHNTA reads nothing architecturally and never faults; SSE is
+    // x86_64's baseline.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_NTA }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// One step of the k-loop: `acc[j][i] += a[i] * b[j]`.
 #[inline(always)]
 unsafe fn step<V: Simd, const MV: usize, const NR: usize>(
@@ -145,6 +274,7 @@ unsafe fn step<V: Simd, const MV: usize, const NR: usize>(
 /// As [`MicroFn`], with `MR = MV * V::N`, inside a function with `V`'s features;
 /// `beta` is `None` for `beta == 0` (C not read).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     kc: usize,
     mut a: *const V::T,
@@ -153,12 +283,14 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     cs: isize,
     alpha: V::T,
     beta: Option<V::T>,
+    ahead: Ahead,
 ) {
     let mut acc = [[V::zero(); MV]; NR];
     // Ask for the tile of C now, so its lines arrive while the k-loop runs (a
     // throwaway harness, AVX2 f64, n = 256-1024, one thread: +5% on average over 9
-    // interleaved pairs; the bench tables before and after are in docs/perf.md). A prefetch is a hint: it never faults, whatever the address
-    // (`wrapping_offset` keeps the arithmetic defined), and SSE is x86_64's baseline.
+    // interleaved pairs; the bench tables before and after are in docs/perf.md). A
+    // prefetch is a hint: it never faults, whatever the address (`wrapping_offset`
+    // keeps the arithmetic defined), and SSE is x86_64's baseline.
     #[cfg(target_arch = "x86_64")]
     for j in 0..NR {
         let cj = c.wrapping_offset(j as isize * cs);
@@ -169,7 +301,9 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     }
     // Four steps per trip: the loop overhead is paid once per 4 * MV * NR FMAs.
     const U: usize = 4;
+    let mut walk = Walk::new(ahead, kc / U);
     for _ in 0..kc / U {
+        walk.trip(prefetch);
         for u in 0..U {
             step(&mut acc, a.add(u * MV * V::N), b.add(u * NR));
         }
@@ -218,6 +352,7 @@ macro_rules! gemm_kernel {
      $dr:literal x $dw:literal) => {
         pub(crate) const $name: $crate::gemm::kernel::Kernel<$t> = {
             #[$attr]
+            #[allow(clippy::too_many_arguments)]
             unsafe fn run(
                 kc: usize,
                 a: *const $t,
@@ -226,6 +361,7 @@ macro_rules! gemm_kernel {
                 cs: isize,
                 alpha: $t,
                 beta: $t,
+                ahead: $crate::gemm::kernel::Ahead,
             ) {
                 // SAFETY: the caller upholds `MicroFn`'s contract, which is `tile`'s,
                 // and (the kernel being handed out only when the CPU has the tier)
@@ -239,6 +375,7 @@ macro_rules! gemm_kernel {
                         cs,
                         alpha,
                         if beta == 0.0 { None } else { Some(beta) },
+                        ahead,
                     )
                 }
             }

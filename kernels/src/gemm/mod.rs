@@ -186,6 +186,9 @@ pub struct Tuning {
     pub bands_per_thread: Option<usize>,
     /// Force the narrow form (each B panel packed right before its tiles) on or off.
     pub narrow: Option<bool>,
+    /// Let the kernels prefetch the source of the panel packed next (default on;
+    /// see `kernel::Ahead`).
+    pub prefetch: Option<bool>,
 }
 
 /// `(MR, NR, KC, MC, NC)` of the packed path at `tier` for this machine, for tests

@@ -8,6 +8,7 @@
 //! narrower than `w` (the last one of a block) is padded with zeros, so the kernel
 //! always runs a full tile.
 
+use super::kernel::{Ahead, LINE};
 use crate::scalar::Arith;
 
 /// `$body` with the constant `$W` equal to `$w` when `$w` is a panel width some
@@ -49,6 +50,30 @@ impl<T> Src<T> {
     fn at(self, x: usize, p: usize) -> *const T {
         self.ptr
             .wrapping_offset(x as isize * self.along + p as isize * self.step)
+    }
+}
+
+/// The lines of a `width x kc` block's source (element `x` at step `p` at
+/// `src.at(x, p)`) as runs for a kernel to prefetch ([`Ahead`]): one run per element
+/// when steps are contiguous (`step == 1`), one per step when elements are
+/// (`along == 1`), none otherwise (a line per element would crowd the kernel's
+/// loads). A run that starts mid-line spans one line more.
+pub(crate) fn ahead<T>(src: Src<T>, width: usize, kc: usize) -> Ahead {
+    let size = size_of::<T>();
+    let (rows, row, span) = match (src.step, src.along) {
+        (1, along) => (width, along, kc),
+        (step, 1) => (kc, step, width),
+        _ => return Ahead::NONE,
+    };
+    let (at, row) = (src.ptr.cast::<u8>(), row * size as isize);
+    let aligned = (at as usize).is_multiple_of(LINE) && row.unsigned_abs().is_multiple_of(LINE);
+    let lines = (span * size).div_ceil(LINE) + usize::from(!aligned);
+    Ahead {
+        at,
+        row,
+        lines,
+        from: 0,
+        to: lines * rows,
     }
 }
 
@@ -201,5 +226,99 @@ unsafe fn panel_by_panel<T: Arith>(
         // SAFETY: panel `q` writes `dst[q*w*kc .. (q+1)*w*kc]` (within the caller's
         // bound) and reads elements `x0 .. x0 + width` (below `len`) for `p < kc`.
         unsafe { panel(dst.add(q * w * kc), sub, w.min(len - x0), w, kc) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::kernel::Walk;
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// The lines the kernels of `calls` tiles of `kc` steps ask for, when they share
+    /// the plan of a `width x kc` block at `src` as the driver shares it.
+    fn asked(src: Src<f64>, width: usize, kc: usize, calls: usize) -> Vec<usize> {
+        let plan = ahead(src, width, kc);
+        let mut out = vec![];
+        for i in 0..calls {
+            let mut walk = Walk::new(plan.part(i, calls), kc / 4);
+            let before = out.len();
+            for _ in 0..kc / 4 {
+                let at = out.len();
+                walk.trip(|p| out.push(p as usize / LINE));
+                assert!(out.len() - at <= 3, "more than three a trip");
+            }
+            assert!(out.len() >= before);
+        }
+        out
+    }
+
+    /// Every line of the block's elements is asked for, and not many more than
+    /// those (one extra per run at most, for runs that start mid-line).
+    #[test]
+    fn plans_cover_the_next_block() {
+        let data = vec![0.0f64; 1 << 16];
+        // Offsets count from a line boundary.
+        let base = data.as_ptr().wrapping_add(data.as_ptr().align_offset(LINE));
+        // (offset, along, step, width, kc, calls): a B^T panel of a row-major A
+        // (steps contiguous), a row-major B panel (elements contiguous), aligned and
+        // not, one and several calls, negative strides.
+        let cases = [
+            (0, 1024, 1, 6, 336, 2),
+            (3, 1024, 1, 6, 336, 2),
+            (8, 700, 1, 4, 100, 1),
+            (0, 1, 512, 6, 336, 2),
+            (5, 1, 100, 8, 64, 7),
+            (0, 1, 4096, 512, 32, 192),
+            (60000, -1000, 1, 6, 40, 3),
+            (60000, 1, -300, 6, 40, 4),
+        ];
+        for (off, along, step, width, kc, calls) in cases {
+            let src = Src {
+                ptr: base.wrapping_add(off),
+                along,
+                step,
+            };
+            let got: BTreeSet<usize> = asked(src, width, kc, calls).into_iter().collect();
+            let mut want = BTreeSet::new();
+            for x in 0..width {
+                for p in 0..kc {
+                    want.insert(src.at(x, p) as usize / LINE);
+                }
+            }
+            let missing: Vec<_> = want.difference(&got).collect();
+            assert!(
+                missing.is_empty(),
+                "case {off} {along} {step}: {} lines missed",
+                missing.len()
+            );
+            let runs = if step == 1 { width } else { kc };
+            assert!(
+                got.len() <= want.len() + runs,
+                "case {off} {along} {step}: too many"
+            );
+        }
+    }
+
+    /// Neither stride unit: nothing asked (a line per element would crowd the
+    /// kernel's own loads); and a plan larger than three lines a trip is cut, not
+    /// spread past the kernel's end.
+    #[test]
+    fn plans_stay_within_bounds() {
+        let data = vec![0.0f64; 1 << 12];
+        let src = Src {
+            ptr: data.as_ptr(),
+            along: 3,
+            step: 40,
+        };
+        assert_eq!(ahead(src, 6, 16,), Ahead::NONE);
+        let src = Src {
+            step: 1,
+            along: 64,
+            ..src
+        };
+        // 6 runs of 8 lines over 2 trips: 6 asked.
+        assert_eq!(asked(src, 6, 64, 1).len(), 3 * (64 / 4));
+        assert_eq!(asked(src, 6, 8, 1).len(), 6);
     }
 }

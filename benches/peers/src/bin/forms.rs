@@ -11,7 +11,9 @@
 //!     cargo run --release --bin forms -- M K N THREADS [FORM,FORM,...]
 //!
 //! FORM is one of `default`, `blocked`, `blocked-1band`, `blocked-mc96`,
-//! `narrow`, `direct` (default list: all of them). `(M x K) . (K x N)`.
+//! `narrow`, `direct` (default list: all of them); one of them with block sizes
+//! forced, as `blocked:mc=2048:kc=128`; or one of these with `-nopf` after it,
+//! without the kernels' prefetch of the next panel. `(M x K) . (K x N)`.
 use ndsimd::kernels::active_tier;
 use ndsimd::kernels::gemm::{gemm_tuned, MatMut, MatRef, Tuning};
 use ndsimd::Array;
@@ -46,7 +48,27 @@ fn tuning(form: &str) -> Tuning {
             direct_path: Some(true),
             ..Tuning::default()
         },
-        _ => panic!("unknown form {form:?}"),
+        _ if form.ends_with("-nopf") => Tuning {
+            prefetch: Some(false),
+            ..tuning(form.trim_end_matches("-nopf"))
+        },
+        _ => {
+            // `BASE:mc=N:kc=N:nc=N`: a named form with block sizes forced.
+            let mut parts = form.split(':');
+            let mut t = tuning(parts.next().unwrap_or(""));
+            for kv in parts {
+                let (key, v) = kv.split_once('=').expect("block size as key=value");
+                let v = Some(v.parse().expect("a block size"));
+                match key {
+                    "mc" => t.mc = v,
+                    "kc" => t.kc = v,
+                    "nc" => t.nc = v,
+                    _ => panic!("unknown block size {key:?} in {form:?}"),
+                }
+            }
+            assert!(form.contains(':'), "unknown form {form:?}");
+            t
+        }
     }
 }
 
