@@ -251,17 +251,21 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
                     threads,
                     bands_per_thread,
                 );
+                let band_rows = |q: usize| {
+                    let t = share(m_tiles, bands, q);
+                    t.start * mr..(t.end * mr).min(m)
+                };
                 fan_out(threads, bands, &|q| {
-                    let (rows, cols) = if by_rows {
-                        let t = share(m_tiles, bands, q);
-                        (t.start * mr..(t.end * mr).min(m), 0..b_panels)
+                    let (rows, cols, then) = if by_rows {
+                        let then = (q + 1 < bands).then(|| band_rows(q + 1));
+                        (band_rows(q), 0..b_panels, then)
                     } else {
-                        (0..m, share(n_tiles, bands, q))
+                        (0..m, share(n_tiles, bands, q), None)
                     };
                     // SAFETY: B's block is packed (the fan-out above has returned);
                     // this band's tiles of C are touched by this chunk only; the rest
                     // is the caller's promise.
-                    unsafe { nest.band(bbuf.ptr(), (pc, kcb), (jc, ncb), rows, cols, beta) };
+                    unsafe { nest.band(bbuf.ptr(), (pc, kcb), (jc, ncb), rows, cols, beta, then) };
                 });
             }
         }
@@ -311,7 +315,9 @@ unsafe impl<T: Send + Sync> Sync for Nest<T> {}
 impl<T: GemmElement> Nest<T> {
     /// Rows `rows` (whole tiles, except at `m`) by panels `cols` of the packed B block
     /// (`kcb` deep from `pc`, `ncb` wide from `jc`): packs A's blocks of the band and
-    /// runs every tile.
+    /// runs every tile. Each block's kernels prefetch the source of the next one: the
+    /// band's next, or after its last, the first block of `then` (the rows of the
+    /// band this thread most likely runs next).
     ///
     /// # Safety
     /// `bpack` holds the packed B block; no other thread touches these tiles of C.
@@ -323,6 +329,7 @@ impl<T: GemmElement> Nest<T> {
         rows: core::ops::Range<usize>,
         cols: core::ops::Range<usize>,
         beta: T,
+        then: Option<core::ops::Range<usize>>,
     ) {
         let (mr, nr) = (self.kern.mr, self.kern.nr);
         debug_assert!(self.m >= rows.end && mr * nr <= TILE_MAX);
@@ -344,16 +351,21 @@ impl<T: GemmElement> Nest<T> {
                 // SAFETY: `apack` holds `mc * kcb >= a_panels * mr * kcb` elements;
                 // the source is the `mcb x kcb` block of A at `(ic, pc)`, inside A.
                 unsafe { pack::block(apack, src, mcb, mr, kcb, 0..a_panels) };
-                // The band's next A block, for this block's kernels to ask for.
-                let next = ic + self.blk.mc;
-                let ahead = if self.prefetch && next < rows.end {
-                    let src = Src {
-                        ptr: self.a.at(next, pc),
-                        ..src
-                    };
-                    pack::ahead(src, self.blk.mc.min(rows.end - next), kcb)
-                } else {
-                    Ahead::NONE
+                // The next A block, for this block's kernels to ask for.
+                let next = match (ic + self.blk.mc, &then) {
+                    (next, _) if next < rows.end => Some(next..rows.end),
+                    (_, Some(then)) if !then.is_empty() => Some(then.clone()),
+                    _ => None,
+                };
+                let ahead = match next.filter(|_| self.prefetch) {
+                    Some(next) => {
+                        let src = Src {
+                            ptr: self.a.at(next.start, pc),
+                            ..src
+                        };
+                        pack::ahead(src, self.blk.mc.min(next.len()), kcb)
+                    }
+                    None => Ahead::NONE,
                 };
                 for jr in cols.clone() {
                     let j0 = jr * nr;
