@@ -321,6 +321,7 @@ impl<T: GemmElement> Nest<T> {
     ///
     /// # Safety
     /// `bpack` holds the packed B block; no other thread touches these tiles of C.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn band(
         &self,
         bpack: *const T,
