@@ -27,10 +27,17 @@ where
 {
     let flops = 2.0 * (m * k * n) as f64;
     let val = |i: usize, s: usize| T::from_f64((((i * 7 + s) % 7) as f64) - 3.0).unwrap();
-    let a =
-        ndsimd::Array::from_shape_vec(&[m, k], (0..m * k).map(|i| val(i, 1)).collect()).unwrap();
-    let b =
-        ndsimd::Array::from_shape_vec(&[k, n], (0..k * n).map(|i| val(i, 2)).collect()).unwrap();
+    // Each library's operands on its own allocation (ours 64-byte aligned, as faer's;
+    // ndarray's a `Vec`): on a caller's `Vec`, whose alignment is the allocator's,
+    // the direct path's row loads split cache lines.
+    let filled = |shape: [usize; 2], s: usize| {
+        let mut x = ndsimd::Array::from_elem(&shape, T::zero());
+        for (i, v) in x.as_slice_mut().unwrap().iter_mut().enumerate() {
+            *v = val(i, s);
+        }
+        x
+    };
+    let (a, b) = (filled([m, k], 1), filled([k, n], 2));
     let mut c = ndsimd::Array::<T>::zeros(&[m, n]);
     // faer's matrices are column-major; its operands here are row-major views
     // (transposes of column-major matrices), the same memory layout as the other
