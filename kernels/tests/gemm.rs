@@ -279,12 +279,26 @@ fn narrow_blocks(kc: usize) -> Tuning {
     }
 }
 
+/// [`narrow_blocks`] with every full B panel whose columns run along k read where it
+/// lies (`kernel::BColsFn`), whatever A's number of panels.
+fn narrow_in_place(kc: usize) -> Tuning {
+    Tuning {
+        b_in_place: Some(true),
+        ..narrow_blocks(kc)
+    }
+}
+
 fn every_small_shape<T: Elem>() {
     let (mr, nr) = max_tile::<T>();
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
     let mut pick = 0usize;
     for tier in available_tiers() {
-        for tuning in [Tuning::default(), tiny_blocks(8), narrow_blocks(8)] {
+        for tuning in [
+            Tuning::default(),
+            tiny_blocks(8),
+            narrow_blocks(8),
+            narrow_in_place(8),
+        ] {
             for m in 0..=2 * mr + 1 {
                 for n in 0..=2 * nr + 1 {
                     for k in [0, 1, 2, 3, 7, 8, 9, 17] {
@@ -335,6 +349,7 @@ fn every_k<T: Elem>() {
                 let case = Case::serial(tier, (m, n, k), (2.0, -1.5), lays);
                 check_exact::<T>(case, &tiny_blocks(8), &mut rng);
                 check_exact::<T>(case, &narrow_blocks(8), &mut rng);
+                check_exact::<T>(case, &narrow_in_place(8), &mut rng);
                 check_exact::<T>(
                     case,
                     &Tuning {
@@ -346,13 +361,19 @@ fn every_k<T: Elem>() {
             }
             // ... and around the real KC.
             for k in [kc - 1, kc, kc + 1, 2 * kc + 1] {
-                for (beta, narrow) in [(0.0, false), (1.0, false), (1.0, true)] {
+                for (beta, narrow, in_place) in [
+                    (0.0, false, None),
+                    (1.0, false, None),
+                    (1.0, true, Some(false)),
+                    (0.0, true, Some(true)),
+                ] {
                     let case = Case::serial(tier, (m, n, k), (-1.5, beta), lays);
                     check_exact::<T>(
                         case,
                         &Tuning {
                             small_path: Some(false),
                             narrow: Some(narrow),
+                            b_in_place: in_place,
                             ..Tuning::default()
                         },
                         &mut rng,
@@ -830,13 +851,14 @@ fn threads_bit_identical<T: Elem>() {
                 let c_in = Stored::<T>::new(lay_c, m, n, |_, _| T::random_finite(&mut rng));
                 let mut outs = Vec::new();
                 for threads in [1, 2, 3] {
-                    for (parallel_min, bands_per_thread, narrow) in [
-                        (Some(0), None, None),
-                        (None, None, None),
-                        (Some(0), Some(1), Some(false)),
-                        (Some(0), Some(3), Some(false)),
-                        (Some(0), Some(1), Some(true)),
-                        (Some(0), Some(3), Some(true)),
+                    for (parallel_min, bands_per_thread, narrow, b_in_place) in [
+                        (Some(0), None, None, None),
+                        (None, None, None, None),
+                        (Some(0), Some(1), Some(false), None),
+                        (Some(0), Some(3), Some(false), None),
+                        (Some(0), Some(1), Some(true), Some(false)),
+                        (Some(0), Some(3), Some(true), Some(false)),
+                        (Some(0), Some(3), Some(true), Some(true)),
                     ] {
                         let mut c = Stored {
                             buf: c_in.buf.clone(),
@@ -846,6 +868,7 @@ fn threads_bit_identical<T: Elem>() {
                             parallel_min,
                             bands_per_thread,
                             narrow,
+                            b_in_place,
                             kc: Some(64),
                             ..Tuning::default()
                         };
@@ -1000,14 +1023,19 @@ mod fence {
         let mut fa = Fenced::new(1 << 16);
         let mut fb = Fenced::new(1 << 16);
         let mut fc = Fenced::new(1 << 16);
-        // The packed, small and direct paths.
+        // The packed (B panels packed, or read in place when they can be), small and
+        // direct paths.
         let paths = [
-            (Some(false), Some(false)),
-            (Some(true), Some(false)),
-            (None, Some(true)),
+            (Some(false), Some(false), Some(false)),
+            (Some(false), Some(false), Some(true)),
+            (Some(true), Some(false), None),
+            (None, Some(true), None),
         ];
         let shapes = [
             (2 * mr + 1, nr + 1, 9),
+            // Row-major, the transposed product's B is A, read in place: its last
+            // full panel ends at A's last element.
+            (2 * nr, mr + 1, 9),
             (3, 2, 5),
             (mr, nr, 1),
             (dr + 1, 2 * dc + 3, 7),
@@ -1017,7 +1045,7 @@ mod fence {
             for (m, n, k) in shapes {
                 for tail in [true, false] {
                     for col_major in [false, true] {
-                        for (small_path, direct_path) in paths {
+                        for (small_path, direct_path, b_in_place) in paths {
                             for beta in [0.0, 1.0] {
                                 let two = T::from_f64(2.0);
                                 let a = fenced_slice::<T>(&mut fa, m * k, tail, two);
@@ -1040,6 +1068,8 @@ mod fence {
                                 let tuning = Tuning {
                                     small_path,
                                     direct_path,
+                                    b_in_place,
+                                    narrow: b_in_place.map(|_| true),
                                     kc: Some(4),
                                     ..Tuning::default()
                                 };

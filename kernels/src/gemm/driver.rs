@@ -60,6 +60,17 @@ pub(crate) const PARALLEL_MIN: usize = 72 * 72 * 72;
 /// 32, 256, 4096: 4.4, 2.2, 1.35, 1.32x; n = 16, m = 16, 64, 128: 2.0, 1.18, 1.04x.
 pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
 
+/// In the narrow form, a full B panel whose columns are contiguous along k is read
+/// where it lies (`kernel::BColsFn`), not packed, when A's block has at most this
+/// many panels: packing it then costs a pass as long as its few tiles' arithmetic.
+/// Measured (AVX2 f64, one thread, row-major `(m x 1024) . (1024 x n)`, which runs
+/// transposed: the kernel's A has `n` rows; paired medians of 11 interleaved rounds
+/// against packing it): n = 16 (2 panels) 1.14-1.22x, 32 1.03x, 48 1.02x, 64 and 96
+/// level; `(1024 x 256) . (256 x 16)` 1.18x; two threads, n = 16, 1.15x. With many
+/// panels the packed kernel is faster: `(2048 x 16) . (16 x 2048)` (256 panels)
+/// 0.95x in place.
+pub(crate) const B_IN_PLACE_PANELS: usize = 4;
+
 /// Bands of tiles per worker in a parallel product (see [`bands`]): each worker
 /// starts on its own run of bands and steals the others' when it is done, so a
 /// helper that starts late or runs slower takes fewer. Measured (AVX2 f64, two
@@ -199,6 +210,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         kern,
         blk,
         prefetch: tuning.prefetch.unwrap_or(true),
+        b_in_place: tuning.b_in_place,
         m,
         alpha,
         a,
@@ -303,6 +315,9 @@ struct Nest<T> {
     blk: Blocking,
     /// Whether kernels prefetch the next panel's source (`Tuning::prefetch`).
     prefetch: bool,
+    /// Whether the narrow form reads B's panels in place when it can
+    /// (`Tuning::b_in_place`; `None`: when A has few panels).
+    b_in_place: Option<bool>,
     m: usize,
     alpha: T,
     a: Raw<T>,
@@ -383,6 +398,7 @@ impl<T: GemmElement> Nest<T> {
                             beta,
                             tile,
                             ahead.part(jr - cols.start, cols.len()),
+                            None,
                         )
                     };
                 }
@@ -409,6 +425,7 @@ impl<T: GemmElement> Nest<T> {
         beta: T,
         tile: *mut T,
         ahead: Ahead,
+        b_cs: Option<isize>,
     ) {
         let mr = self.kern.mr;
         let calls = rows.div_ceil(mr);
@@ -426,6 +443,7 @@ impl<T: GemmElement> Nest<T> {
                     beta,
                     tile,
                     ahead.part(ir, calls),
+                    b_cs,
                 )
             };
         }
@@ -452,15 +470,23 @@ impl<T: GemmElement> Nest<T> {
         beta: T,
         tile: *mut T,
         ahead: Ahead,
+        b_cs: Option<isize>,
     ) {
         let (mr, nr) = (self.kern.mr, self.kern.nr);
         let c0 = self.c.at(i, j);
+        let kernel = |c: *mut T, cs: isize, beta: T| match b_cs {
+            // SAFETY: as the caller promises, for either kernel.
+            None => unsafe { (self.kern.run)(kcb, pa, pb, c, cs, self.alpha, beta, ahead) },
+            Some(bcs) => unsafe {
+                (self.kern.run_b_cols)(kcb, pa, pb, bcs, c, cs, self.alpha, beta, ahead)
+            },
+        };
         // SAFETY: as the caller promises; `c0` is the tile's corner inside C.
         unsafe {
             if rows == mr && cols == nr && self.c.rs == 1 {
-                (self.kern.run)(kcb, pa, pb, c0, self.c.cs, self.alpha, beta, ahead);
+                kernel(c0, self.c.cs, beta);
             } else {
-                (self.kern.run)(kcb, pa, pb, tile, mr as isize, self.alpha, T::ZERO, ahead);
+                kernel(tile, mr as isize, T::ZERO);
                 let c = RawMut { ptr: c0, ..self.c };
                 let t = core::slice::from_raw_parts(tile.cast_const(), TILE_MAX);
                 store_edge(t, mr, (rows, cols), beta, c);
@@ -525,9 +551,21 @@ impl<T: GemmElement> Nest<T> {
                     along: b.cs,
                     step: b.rs,
                 };
-                // SAFETY: `bpanel` holds `nr * kcb` elements past the A block; the
-                // source is the `kcb x width` block of B at `(pc, j0)`, inside B.
-                unsafe { pack::panel(bpanel, src, width, nr, kcb) };
+                // A full panel whose columns run along k is read where it lies when
+                // it serves few tiles (`B_IN_PLACE_PANELS`); others are packed.
+                let in_place = src.step == 1
+                    && width == nr
+                    && self.b_in_place.unwrap_or(a_panels <= B_IN_PLACE_PANELS);
+                if !in_place {
+                    // SAFETY: `bpanel` holds `nr * kcb` elements past the A block; the
+                    // source is the `kcb x width` block of B at `(pc, j0)`, inside B.
+                    unsafe { pack::panel(bpanel, src, width, nr, kcb) };
+                }
+                let (pb, b_cs) = if in_place {
+                    (src.ptr, Some(src.along))
+                } else {
+                    (bpanel.cast_const(), None)
+                };
                 // The next panel's source, for this panel's kernels to ask for.
                 let ahead = if self.prefetch && jr + 1 < cols.end {
                     let j1 = j0 + nr;
@@ -547,11 +585,12 @@ impl<T: GemmElement> Nest<T> {
                         kcb,
                         apack,
                         (0, self.m),
-                        bpanel,
+                        pb,
                         (j0, width),
                         beta,
                         tile,
                         ahead,
+                        b_cs,
                     )
                 };
             }

@@ -57,6 +57,25 @@ pub type MicroFn<T> = unsafe fn(
     ahead: Ahead,
 );
 
+/// A micro-kernel reading B where it lies instead of from a packed panel: `(kc, a,
+/// b, b_cs, c, cs, alpha, beta, ahead)`, as [`MicroFn`] with `(kc, a, b, ...)`,
+/// except that B's element `(p, j)` is at `b + p + j * b_cs` (its `NR` columns each
+/// contiguous along k, as a row-major A's rows are for the transposed product).
+///
+/// # Safety
+/// As [`MicroFn`], with `b + p + j * b_cs` valid for reads for `p < kc`, `j < NR`.
+pub type BColsFn<T> = unsafe fn(
+    kc: usize,
+    a: *const T,
+    b: *const T,
+    b_cs: isize,
+    c: *mut T,
+    cs: isize,
+    alpha: T,
+    beta: T,
+    ahead: Ahead,
+);
+
 /// Memory a kernel asks for while it runs, spread over its k-loop: lines `from ..
 /// to` of a region of runs of `lines` cache lines each, run `r` starting at byte
 /// `at + r * row` (line `l` is line `l % lines` of run `l / lines`). The driver names
@@ -132,6 +151,8 @@ pub struct Kernel<T> {
     pub direct_tile: [usize; 2],
     /// The kernel itself.
     pub run: MicroFn<T>,
+    /// The kernel with B read in place (see [`BColsFn`]).
+    pub run_b_cols: BColsFn<T>,
     /// The kernel's arithmetic alone: [`peak`] with its accumulators.
     pub peak: PeakFn<T>,
     /// Matrix times vector with the same vector type (`gemv.rs`).
@@ -255,13 +276,17 @@ unsafe fn step<V: Simd, const MV: usize, const NR: usize>(
     acc: &mut [[V; MV]; NR],
     a: *const V::T,
     b: *const V::T,
+    b_cs: Option<isize>,
 ) {
     let mut av = [V::zero(); MV];
     for (i, v) in av.iter_mut().enumerate() {
         *v = V::load(a.add(i * V::N));
     }
     for (j, col) in acc.iter_mut().enumerate() {
-        let bj = V::splat(*b.add(j));
+        let bj = V::splat(match b_cs {
+            None => *b.add(j),
+            Some(cs) => *b.offset(j as isize * cs),
+        });
         for (acc, &ai) in col.iter_mut().zip(&av) {
             *acc = V::mul_add(ai, bj, *acc);
         }
@@ -284,8 +309,12 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     alpha: V::T,
     beta: Option<V::T>,
     ahead: Ahead,
+    b_cs: Option<isize>,
 ) {
     let mut acc = [[V::zero(); MV]; NR];
+    // B packed (`NR` elements a step) or read in place (column `j` at `b + j * cs`,
+    // steps contiguous).
+    let b_step = if b_cs.is_some() { 1 } else { NR };
     // Ask for the tile of C now, so its lines arrive while the k-loop runs (a
     // throwaway harness, AVX2 f64, n = 256-1024, one thread: +5% on average over 9
     // interleaved pairs; the bench tables before and after are in docs/perf.md). A
@@ -305,15 +334,15 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     for _ in 0..kc / U {
         walk.trip(prefetch);
         for u in 0..U {
-            step(&mut acc, a.add(u * MV * V::N), b.add(u * NR));
+            step(&mut acc, a.add(u * MV * V::N), b.add(u * b_step), b_cs);
         }
         a = a.add(U * MV * V::N);
-        b = b.add(U * NR);
+        b = b.add(U * b_step);
     }
     for _ in 0..kc % U {
-        step(&mut acc, a, b);
+        step(&mut acc, a, b, b_cs);
         a = a.add(MV * V::N);
-        b = b.add(NR);
+        b = b.add(b_step);
     }
     let alpha = V::splat(alpha);
     let beta = beta.map(|b| V::splat(b));
@@ -376,6 +405,36 @@ macro_rules! gemm_kernel {
                         alpha,
                         if beta == 0.0 { None } else { Some(beta) },
                         ahead,
+                        None,
+                    )
+                }
+            }
+            #[$attr]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn run_b_cols(
+                kc: usize,
+                a: *const $t,
+                b: *const $t,
+                b_cs: isize,
+                c: *mut $t,
+                cs: isize,
+                alpha: $t,
+                beta: $t,
+                ahead: $crate::gemm::kernel::Ahead,
+            ) {
+                // SAFETY: the caller upholds `BColsFn`'s contract, which is `tile`'s
+                // with `b_cs`; `$v`'s features are present.
+                unsafe {
+                    $crate::gemm::kernel::tile::<$v, $mv, $nr>(
+                        kc,
+                        a,
+                        b,
+                        c,
+                        cs,
+                        alpha,
+                        if beta == 0.0 { None } else { Some(beta) },
+                        ahead,
+                        Some(b_cs),
                     )
                 }
             }
@@ -452,6 +511,7 @@ macro_rules! gemm_kernel {
                 lanes: <$v as $crate::gemm::kernel::Simd>::N,
                 direct_tile: [$dr, $dw * <$v as $crate::gemm::kernel::Simd>::N],
                 run,
+                run_b_cols,
                 peak,
                 gemv,
                 direct,

@@ -189,6 +189,10 @@ pub struct Tuning {
     /// Let the kernels prefetch the source of the panel packed next (default on;
     /// see `kernel::Ahead`).
     pub prefetch: Option<bool>,
+    /// Force the narrow form's kernels to read full B panels whose columns run
+    /// along k where they lie (`true`) or never (`false`); by default, when A's
+    /// block has few panels (see `kernel::BColsFn`).
+    pub b_in_place: Option<bool>,
 }
 
 /// `(MR, NR, KC, MC, NC)` of the packed path at `tier` for this machine, for tests

@@ -48,6 +48,10 @@ fn tuning(form: &str) -> Tuning {
             direct_path: Some(true),
             ..Tuning::default()
         },
+        _ if form.ends_with("-packb") => Tuning {
+            b_in_place: Some(false),
+            ..tuning(form.trim_end_matches("-packb"))
+        },
         _ if form.ends_with("-nopf") => Tuning {
             prefetch: Some(false),
             ..tuning(form.trim_end_matches("-nopf"))
