@@ -265,6 +265,8 @@ fn tiny_blocks(kc: usize) -> Tuning {
         mc: Some(1),
         nc: Some(1),
         narrow: Some(false),
+        // The kernels' prefetch plans walked too (a product this small would not).
+        prefetch: Some(true),
         ..Tuning::default()
     }
 }
@@ -275,6 +277,7 @@ fn narrow_blocks(kc: usize) -> Tuning {
         small_path: Some(false),
         kc: Some(kc),
         narrow: Some(true),
+        prefetch: Some(true),
         ..Tuning::default()
     }
 }

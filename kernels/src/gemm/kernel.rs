@@ -380,6 +380,38 @@ macro_rules! gemm_kernel {
     (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal,
      $dr:literal x $dw:literal) => {
         pub(crate) const $name: $crate::gemm::kernel::Kernel<$t> = {
+            /// Both kernels: B packed (`b_cs` `None`) or in place.
+            #[inline(always)]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn tile(
+                kc: usize,
+                a: *const $t,
+                b: *const $t,
+                b_cs: Option<isize>,
+                c: *mut $t,
+                cs: isize,
+                alpha: $t,
+                beta: $t,
+                ahead: $crate::gemm::kernel::Ahead,
+            ) {
+                // SAFETY: the caller upholds `MicroFn`'s contract (`BColsFn`'s with
+                // `b_cs`), which is `tile`'s, and (the kernel being handed out only
+                // when the CPU has the tier, this inlined into the functions below
+                // that enable it) `$v`'s features are present.
+                unsafe {
+                    $crate::gemm::kernel::tile::<$v, $mv, $nr>(
+                        kc,
+                        a,
+                        b,
+                        c,
+                        cs,
+                        alpha,
+                        if beta == 0.0 { None } else { Some(beta) },
+                        ahead,
+                        b_cs,
+                    )
+                }
+            }
             #[$attr]
             #[allow(clippy::too_many_arguments)]
             unsafe fn run(
@@ -392,22 +424,8 @@ macro_rules! gemm_kernel {
                 beta: $t,
                 ahead: $crate::gemm::kernel::Ahead,
             ) {
-                // SAFETY: the caller upholds `MicroFn`'s contract, which is `tile`'s,
-                // and (the kernel being handed out only when the CPU has the tier)
-                // `$v`'s features are present.
-                unsafe {
-                    $crate::gemm::kernel::tile::<$v, $mv, $nr>(
-                        kc,
-                        a,
-                        b,
-                        c,
-                        cs,
-                        alpha,
-                        if beta == 0.0 { None } else { Some(beta) },
-                        ahead,
-                        None,
-                    )
-                }
+                // SAFETY: `MicroFn`'s contract, passed on.
+                unsafe { tile(kc, a, b, None, c, cs, alpha, beta, ahead) }
             }
             #[$attr]
             #[allow(clippy::too_many_arguments)]
@@ -422,21 +440,8 @@ macro_rules! gemm_kernel {
                 beta: $t,
                 ahead: $crate::gemm::kernel::Ahead,
             ) {
-                // SAFETY: the caller upholds `BColsFn`'s contract, which is `tile`'s
-                // with `b_cs`; `$v`'s features are present.
-                unsafe {
-                    $crate::gemm::kernel::tile::<$v, $mv, $nr>(
-                        kc,
-                        a,
-                        b,
-                        c,
-                        cs,
-                        alpha,
-                        if beta == 0.0 { None } else { Some(beta) },
-                        ahead,
-                        Some(b_cs),
-                    )
-                }
+                // SAFETY: `BColsFn`'s contract, passed on.
+                unsafe { tile(kc, a, b, Some(b_cs), c, cs, alpha, beta, ahead) }
             }
             #[$attr]
             unsafe fn peak(iters: usize, x: $t) -> $t {

@@ -12,8 +12,9 @@
 //!
 //! FORM is one of `default`, `blocked`, `blocked-1band`, `blocked-mc96`,
 //! `narrow`, `direct` (default list: all of them); one of them with block sizes
-//! forced, as `blocked:mc=2048:kc=128`; or one of these with `-nopf` after it,
-//! without the kernels' prefetch of the next panel. `(M x K) . (K x N)`.
+//! forced, as `blocked:mc=2048:kc=128`; or one of these with `-nopf` or `-pf`
+//! after it, with the kernels' prefetch of the next panel forced off or on, or
+//! `-packb`, with the narrow form's B panels always packed. `(M x K) . (K x N)`.
 use ndsimd::kernels::active_tier;
 use ndsimd::kernels::gemm::{gemm_tuned, MatMut, MatRef, Tuning};
 use ndsimd::Array;
@@ -51,6 +52,10 @@ fn tuning(form: &str) -> Tuning {
         _ if form.ends_with("-packb") => Tuning {
             b_in_place: Some(false),
             ..tuning(form.trim_end_matches("-packb"))
+        },
+        _ if form.ends_with("-pf") => Tuning {
+            prefetch: Some(true),
+            ..tuning(form.trim_end_matches("-pf"))
         },
         _ if form.ends_with("-nopf") => Tuning {
             prefetch: Some(false),
