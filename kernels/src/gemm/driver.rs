@@ -428,9 +428,9 @@ impl<T: GemmElement> Nest<T> {
     /// B, `cols <= NR`). The tiles' kernel calls share `ahead`'s runs among them.
     ///
     /// # Safety
-    /// `apack` holds `rows.div_ceil(MR)` packed panels and `pb` one, each `kcb` steps;
-    /// the tiles are inside C and no other thread touches them; `tile` as in
-    /// [`Nest::tile`].
+    /// `apack` holds `rows.div_ceil(MR)` packed panels and `pb` one, each `kcb` steps
+    /// (with `b_cs`, `pb` is B's panel in place, as `BColsFn` reads it); the tiles
+    /// are inside C and no other thread touches them; `tile` as in [`Nest::tile`].
     #[allow(clippy::too_many_arguments)]
     unsafe fn column(
         &self,
@@ -473,8 +473,9 @@ impl<T: GemmElement> Nest<T> {
     /// `ahead` while it runs.
     ///
     /// # Safety
-    /// `pa`, `pb` are packed panels of `kcb` steps; the tile is inside C and no other
-    /// thread touches it; `tile` is valid for `TILE_MAX` reads and writes,
+    /// `pa`, `pb` are packed panels of `kcb` steps (with `b_cs`, `pb` is B's panel in
+    /// place, as `BColsFn` reads it); the tile is inside C and no other thread
+    /// touches it; `tile` is valid for `TILE_MAX` reads and writes,
     /// initialised, aliased by nothing else; the CPU has the kernel's tier.
     #[inline]
     #[allow(clippy::too_many_arguments)]
@@ -595,8 +596,10 @@ impl<T: GemmElement> Nest<T> {
                     Ahead::NONE
                 };
                 // SAFETY: A's whole block is packed (`a_panels` panels) and B's
-                // panel `jr`; its tiles of C are in this band's columns; `tile` is this
-                // thread's scratch past the B panel (initialised when allocated).
+                // panel `jr` is packed, or read in place (`NR` columns of B, `kcb`
+                // contiguous steps each); its tiles of C are in this band's columns;
+                // `tile` is this thread's scratch past the B panel (initialised when
+                // allocated).
                 unsafe {
                     self.column(
                         kcb,

@@ -83,8 +83,8 @@ pub type BColsFn<T> = unsafe fn(
 /// the band's next A block in the blocked one), so that its lines come in from
 /// memory while this tile's arithmetic runs instead of while the packing loop waits
 /// for them: on one core the two took turns (`perf`: packing and kernel about half
-/// the time each in `(4096 x 1024) . (1024 x 16)`). A prefetch is a hint: it never faults,
-/// whatever the address, so any value here is sound.
+/// the time each in `(4096 x 1024) . (1024 x 16)`). A prefetch is a hint: it never
+/// faults, whatever the address, so any value here is sound.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ahead {
     /// The first run's first byte.
@@ -319,8 +319,8 @@ unsafe fn step<V: Simd, const MV: usize, const NR: usize>(
 /// The template: `MV` vectors of `V::N` rows by `NR` columns (see the module doc).
 ///
 /// # Safety
-/// As [`MicroFn`], with `MR = MV * V::N`, inside a function with `V`'s features;
-/// `beta` is `None` for `beta == 0` (C not read).
+/// As [`MicroFn`] (with `b_cs`, as [`BColsFn`]), with `MR = MV * V::N`, inside a
+/// function with `V`'s features; `beta` is `None` for `beta == 0` (C not read).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
