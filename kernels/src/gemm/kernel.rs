@@ -119,8 +119,13 @@ impl Ahead {
 
     /// Part `i` of `parts` near-equal parts of the lines, for the `i`-th of `parts`
     /// kernel calls that share them.
+    #[inline]
     pub(crate) fn part(self, i: usize, parts: usize) -> Ahead {
         let len = self.to - self.from;
+        if len == 0 {
+            // Nothing to share (and no division for it, per kernel call).
+            return self;
+        }
         let at = |i: usize| self.from + len / parts * i + i.min(len % parts);
         Ahead {
             from: at(i),
