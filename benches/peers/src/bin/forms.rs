@@ -14,7 +14,8 @@
 //! `narrow`, `direct` (default list: all of them); one of them with block sizes
 //! forced, as `blocked:mc=2048:kc=128`; or one of these with `-nopf` or `-pf`
 //! after it, with the kernels' prefetch of the next panel forced off or on, or
-//! `-packb`, with the narrow form's B panels always packed. `(M x K) . (K x N)`.
+//! `-packb` or `-inb`, with the narrow form's B panels always packed or always read
+//! in place when their columns run along k. `(M x K) . (K x N)`.
 use ndsimd::kernels::active_tier;
 use ndsimd::kernels::gemm::{gemm_tuned, MatMut, MatRef, Tuning};
 use ndsimd::Array;
@@ -48,6 +49,10 @@ fn tuning(form: &str) -> Tuning {
         "direct" => Tuning {
             direct_path: Some(true),
             ..Tuning::default()
+        },
+        _ if form.ends_with("-inb") => Tuning {
+            b_in_place: Some(true),
+            ..tuning(form.trim_end_matches("-inb"))
         },
         _ if form.ends_with("-packb") => Tuning {
             b_in_place: Some(false),
