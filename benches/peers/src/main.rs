@@ -55,17 +55,25 @@ where
     } else {
         faer::Par::Seq
     };
+    // Each library's product into its own output, for the check and the timing.
+    let ours = |c: &mut ndsimd::Array<T>| a.matmul_into(&b, T::one(), T::zero(), c).unwrap();
+    let theirs = |fct: &mut faer::Mat<T>| {
+        faer::linalg::matmul::matmul(
+            fct.transpose_mut(),
+            faer::Accum::Replace,
+            fa,
+            fb,
+            T::one(),
+            par,
+        )
+    };
+    let nd = |nc: &mut ndarray::Array2<T>| {
+        ndarray::linalg::general_mat_mul(T::one(), &na, &nb, T::zero(), nc)
+    };
     // Check the three agree before timing.
-    a.matmul_into(&b, T::one(), T::zero(), &mut c).unwrap();
-    faer::linalg::matmul::matmul(
-        fct.transpose_mut(),
-        faer::Accum::Replace,
-        fa,
-        fb,
-        T::one(),
-        par,
-    );
-    ndarray::linalg::general_mat_mul(T::one(), &na, &nb, T::zero(), &mut nc);
+    ours(&mut c);
+    theirs(&mut fct);
+    nd(&mut nc);
     for i in (0..m).step_by(m / 8 + 1) {
         for j in 0..n {
             let x = *c.get(&[i, j]).unwrap();
@@ -77,32 +85,9 @@ where
     }
     let (mut o, mut f, mut mm) = (vec![], vec![], vec![]);
     for _ in 0..rounds {
-        o.push(time(
-            &mut || {
-                a.matmul_into(&b, T::one(), T::zero(), black_box(&mut c))
-                    .unwrap()
-            },
-            flops,
-        ));
-        f.push(time(
-            &mut || {
-                faer::linalg::matmul::matmul(
-                    fct.transpose_mut(),
-                    faer::Accum::Replace,
-                    fa,
-                    fb,
-                    T::one(),
-                    par,
-                )
-            },
-            flops,
-        ));
-        mm.push(time(
-            &mut || {
-                ndarray::linalg::general_mat_mul(T::one(), &na, &nb, T::zero(), black_box(&mut nc))
-            },
-            flops,
-        ));
+        o.push(time(&mut || ours(black_box(&mut c)), flops));
+        f.push(time(&mut || theirs(black_box(&mut fct)), flops));
+        mm.push(time(&mut || nd(black_box(&mut nc)), flops));
     }
     let (mo, mf, mn) = (median(&mut o), median(&mut f), median(&mut mm));
     let shape = if m == k && k == n {

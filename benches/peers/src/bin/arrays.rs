@@ -66,6 +66,17 @@ fn data(n: usize, seed: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Asserts our result holds the same bits as ndarray's, element by element.
+fn same_bits<'a>(ours: &Array<f64>, theirs: impl Iterator<Item = &'a f64>) {
+    let ours = ours.as_slice().unwrap();
+    let mut n = 0;
+    for (i, (p, q)) in ours.iter().zip(theirs).enumerate() {
+        assert_eq!(p.to_bits(), q.to_bits(), "element {i}: {p} against {q}");
+        n += 1;
+    }
+    assert_eq!(n, ours.len(), "lengths differ");
+}
+
 /// Asserts `got` is within the summation bound of the exact-order sum of `xs`.
 fn close(got: f64, want: f64, xs: impl Iterator<Item = f64>, what: &str) {
     let (mut n, mut mag) = (0usize, 0.0);
@@ -147,12 +158,7 @@ fn main() {
             .and(&na)
             .and(&nb)
             .for_each(|o, &x, &y| *o = x + y);
-        assert!(out
-            .as_slice()
-            .unwrap()
-            .iter()
-            .zip(nout.iter())
-            .all(|(p, q)| p.to_bits() == q.to_bits()));
+        same_bits(&out, nout.iter());
         let mut cases: Vec<Case> = vec![
             (
                 "ndsimd",
@@ -186,12 +192,7 @@ fn main() {
         let (na, nb) = (Array1::from(va.clone()), Array1::from(vb.clone()));
         let s = a.add(&b).unwrap();
         let t = &na + &nb;
-        assert!(s
-            .as_slice()
-            .unwrap()
-            .iter()
-            .zip(t.iter())
-            .all(|(p, q)| p.to_bits() == q.to_bits()));
+        same_bits(&s, t.iter());
         race(
             "add (allocating)",
             n,
@@ -221,12 +222,7 @@ fn main() {
         Zip::from(&mut nout)
             .and(&np)
             .for_each(|o, &x| *o = x.sqrt());
-        assert!(out
-            .as_slice()
-            .unwrap()
-            .iter()
-            .zip(nout.iter())
-            .all(|(p, q)| p.to_bits() == q.to_bits()));
+        same_bits(&out, nout.iter());
         let mut cases: Vec<Case> = vec![
             (
                 "ndsimd",
@@ -344,12 +340,7 @@ fn main() {
         .and(&nm)
         .and_broadcast(&nrow)
         .for_each(|o, &x, &y| *o = x + y);
-    assert!(out
-        .as_slice()
-        .unwrap()
-        .iter()
-        .zip(nout.iter())
-        .all(|(p, q)| p.to_bits() == q.to_bits()));
+    same_bits(&out, nout.iter());
     let mut pout = Array2::<f64>::zeros((rows, cols));
     let mut cases: Vec<Case> = vec![
         (

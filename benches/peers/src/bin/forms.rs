@@ -24,6 +24,15 @@ use ndsimd::Array;
 mod timing;
 use timing::{median, secs};
 
+/// The suffixes that force one switch of a form (see the header).
+#[allow(clippy::type_complexity)]
+const SWITCHES: [(&str, fn(&mut Tuning)); 4] = [
+    ("-inb", |t| t.b_in_place = Some(true)),
+    ("-packb", |t| t.b_in_place = Some(false)),
+    ("-nopf", |t| t.prefetch = Some(false)),
+    ("-pf", |t| t.prefetch = Some(true)),
+];
+
 fn tuning(form: &str) -> Tuning {
     let blocked = Tuning {
         direct_path: Some(false),
@@ -50,22 +59,12 @@ fn tuning(form: &str) -> Tuning {
             direct_path: Some(true),
             ..Tuning::default()
         },
-        _ if form.ends_with("-inb") => Tuning {
-            b_in_place: Some(true),
-            ..tuning(form.trim_end_matches("-inb"))
-        },
-        _ if form.ends_with("-packb") => Tuning {
-            b_in_place: Some(false),
-            ..tuning(form.trim_end_matches("-packb"))
-        },
-        _ if form.ends_with("-pf") => Tuning {
-            prefetch: Some(true),
-            ..tuning(form.trim_end_matches("-pf"))
-        },
-        _ if form.ends_with("-nopf") => Tuning {
-            prefetch: Some(false),
-            ..tuning(form.trim_end_matches("-nopf"))
-        },
+        _ if SWITCHES.iter().any(|(s, _)| form.ends_with(s)) => {
+            let (suffix, set) = SWITCHES.iter().find(|(s, _)| form.ends_with(s)).unwrap();
+            let mut t = tuning(form.trim_end_matches(suffix));
+            set(&mut t);
+            t
+        }
         _ => {
             // `BASE:mc=N:kc=N:nc=N`: a named form with block sizes forced.
             let mut parts = form.split(':');
