@@ -1,29 +1,50 @@
-//! ndsimd's matmul against faer and the ndarray crate (matrixmultiply), all on
-//! row-major operands (faer's as transposed views of its column-major matrices), in one
-//! process, interleaved (squares, then three products with one small side): each
-//! round times every library once per case (samples of at least 20 ms, median of
-//! 5), 5 rounds, medians reported in GFLOP/s. The three
-//! results are checked equal (small-integer data: every sum is exact) first.
+//! ndsimd's matmul against OpenBLAS (NumPy's, opened in this process: `openblas.rs`),
+//! faer and the ndarray crate (matrixmultiply), all on row-major operands (faer's as
+//! transposed views of its column-major matrices), in one process, interleaved
+//! (squares, then three products with one small side, then OpenBLAS's `dgemv` and
+//! `ddot` against our matvec and `vdot`): each round times every library once per
+//! case (samples of at least 20 ms, median of 5), 7 rounds, the order reversed
+//! every other round; each library's median GFLOP/s, and ours against the best of
+//! the others as the median (min-max) of the per-round ratios (this VM's speed
+//! drifts over seconds: a ratio of two samples taken side by side varies less than
+//! a ratio of medians). The results are checked equal (small-integer data: every
+//! sum is exact) first.
 //!
 //!     cd benches/peers
 //!     NDSIMD_NUM_THREADS=1 MATMUL_NUM_THREADS=1 RAYON_NUM_THREADS=1 cargo run --release
 //!     NDSIMD_NUM_THREADS=2 MATMUL_NUM_THREADS=2 RAYON_NUM_THREADS=2 cargo run --release
 //!
 //! The thread count comes from `NDSIMD_NUM_THREADS`; faer gets `Par::rayon(n)`,
-//! matrixmultiply reads `MATMUL_NUM_THREADS` itself.
+//! matrixmultiply reads `MATMUL_NUM_THREADS` itself, OpenBLAS `OPENBLAS_NUM_THREADS`
+//! (set to the same count unless given). Without NumPy's OpenBLAS (or
+//! `NDSIMD_OPENBLAS`) its column is left out.
 use std::hint::black_box;
 
+mod openblas;
 mod timing;
+use openblas::{Blas, OpenBlas};
 use timing::median;
 
-/// GFLOP/s of `f` doing `flops` (the shared timing rule).
+/// GFLOP/s of `f` doing `flops` (the shared timing rule), then a pause of 200 ms
+/// when running on several threads: OpenBLAS's idle worker spins (yielding) after
+/// a call before it sleeps, and in that time takes a core from whatever runs next
+/// (measured here: NumPy with two threads, one 512² product, then a sleep: the
+/// process used 0.1 s of CPU in the first 0.2 s of the sleep, and none after).
+/// Its own back-to-back calls keep their spinning worker, as in NumPy.
 fn time(f: &mut dyn FnMut(), flops: f64) -> f64 {
-    flops / timing::secs(f) / 1e9
+    let g = flops / timing::secs(f) / 1e9;
+    if THREADS.load(std::sync::atomic::Ordering::Relaxed) > 1 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    g
 }
 
-fn case<T>((m, k, n): (usize, usize, usize), threads: usize, rounds: usize)
+/// The thread count of this run (for [`time`]'s pause).
+static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+
+fn case<T>(ob: Option<&OpenBlas>, (m, k, n): (usize, usize, usize), threads: usize, rounds: usize)
 where
-    T: ndsimd::Element + faer::traits::ComplexField + ndarray::LinalgScalar + Copy,
+    T: ndsimd::Element + faer::traits::ComplexField + ndarray::LinalgScalar + Blas + Copy,
 {
     let flops = 2.0 * (m * k * n) as f64;
     let val = |i: usize, s: usize| T::from_f64((((i * 7 + s) % 7) as f64) - 3.0).unwrap();
@@ -50,6 +71,10 @@ where
     let na = ndarray::Array2::<T>::from_shape_fn((m, k), |(i, j)| val(i * k + j, 1));
     let nb = ndarray::Array2::<T>::from_shape_fn((k, n), |(i, j)| val(i * n + j, 2));
     let mut nc = ndarray::Array2::<T>::zeros((m, n));
+    // OpenBLAS on our operands (its own allocation would be malloc's, as NumPy's is
+    // NumPy's: ours is at least as well aligned).
+    let mut oc = ndsimd::Array::<T>::zeros(&[m, n]);
+    let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
     let par = if threads > 1 {
         faer::Par::rayon(threads)
     } else {
@@ -70,41 +95,142 @@ where
     let nd = |nc: &mut ndarray::Array2<T>| {
         ndarray::linalg::general_mat_mul(T::one(), &na, &nb, T::zero(), nc)
     };
-    // Check the three agree before timing.
+    let blas = |oc: &mut ndsimd::Array<T>| {
+        if let Some(ob) = ob {
+            ob.gemm((m, k, n), sa, sb, oc.as_slice_mut().unwrap())
+        }
+    };
+    // Check they agree before timing.
     ours(&mut c);
     theirs(&mut fct);
     nd(&mut nc);
+    blas(&mut oc);
     for i in (0..m).step_by(m / 8 + 1) {
         for j in 0..n {
             let x = *c.get(&[i, j]).unwrap();
             assert!(
-                x == fct[(j, i)] && x == nc[[i, j]],
+                x == fct[(j, i)]
+                    && x == nc[[i, j]]
+                    && (ob.is_none() || x == *oc.get(&[i, j]).unwrap()),
                 "results differ at ({i}, {j})"
             );
         }
     }
-    let (mut o, mut f, mut mm) = (vec![], vec![], vec![]);
-    for _ in 0..rounds {
-        o.push(time(&mut || ours(black_box(&mut c)), flops));
-        f.push(time(&mut || theirs(black_box(&mut fct)), flops));
-        mm.push(time(&mut || nd(black_box(&mut nc)), flops));
+    // Each library once per round, in turns, the order reversed every other round.
+    let mut libs: Vec<Box<dyn FnMut() -> f64 + '_>> = vec![
+        Box::new(|| time(&mut || ours(black_box(&mut c)), flops)),
+        Box::new(|| time(&mut || theirs(black_box(&mut fct)), flops)),
+        Box::new(|| time(&mut || nd(black_box(&mut nc)), flops)),
+    ];
+    if ob.is_some() {
+        libs.push(Box::new(|| time(&mut || blas(black_box(&mut oc)), flops)));
     }
-    let (mo, mf, mn) = (median(&mut o), median(&mut f), median(&mut mm));
+    let mut t = interleaved(&mut libs, rounds);
     let shape = if m == k && k == n {
         format!("{n}")
     } else {
         format!("{m}x{k}x{n}")
     };
+    let (r, lo, hi) = paired(&t);
+    let mb = if ob.is_some() { median(&mut t[3]) } else { 0.0 };
     println!(
-        "{:<4} {:>16} {:>2}T  ndsimd {:6.1}  faer {:6.1}  ndarray {:6.1}  vs best peer {:.2}",
+        "{:<4} {:>16} {:>2}T  ndsimd {:6.1}  openblas {:6.1}  faer {:6.1}  ndarray {:6.1}  vs best peer {r:.2} ({lo:.2}-{hi:.2})",
         std::any::type_name::<T>(),
         shape,
         threads,
-        mo,
-        mf,
-        mn,
-        mo / mf.max(mn)
+        median(&mut t[0]),
+        mb,
+        median(&mut t[1]),
+        median(&mut t[2]),
     );
+}
+
+/// `rounds` rounds of one call of each of `libs` (in turns, the order reversed
+/// every other round): per library, its results in round order.
+fn interleaved(libs: &mut [Box<dyn FnMut() -> f64 + '_>], rounds: usize) -> Vec<Vec<f64>> {
+    let mut t = vec![Vec::with_capacity(rounds); libs.len()];
+    for r in 0..rounds {
+        for i in 0..libs.len() {
+            let i = if r % 2 == 0 { i } else { libs.len() - 1 - i };
+            t[i].push(libs[i]());
+        }
+    }
+    t
+}
+
+/// The paired ratio of the first library's rate to the best of the others' in the
+/// same round: median (min-max) over the rounds.
+fn paired(t: &[Vec<f64>]) -> (f64, f64, f64) {
+    let mut r: Vec<f64> = (0..t[0].len())
+        .map(|i| t[0][i] / t[1..].iter().map(|p| p[i]).fold(0.0, f64::max))
+        .collect();
+    let (lo, hi) = (
+        r.iter().cloned().fold(f64::MAX, f64::min),
+        r.iter().cloned().fold(0.0, f64::max),
+    );
+    (median(&mut r), lo, hi)
+}
+
+/// Our matvec (1024²) and `vdot` (2^20) against OpenBLAS's `dgemv` and `ddot`, the
+/// issue's two vector rows, interleaved as [`case`]; GFLOP/s.
+fn vector_cases(ob: &OpenBlas, threads: usize, rounds: usize) {
+    let val = |i: usize, s: usize| (((i * 7 + s) % 7) as f64) - 3.0;
+    let filled = |shape: &[usize], s: usize| {
+        let mut x = ndsimd::Array::from_elem(shape, 0.0);
+        for (i, v) in x.as_slice_mut().unwrap().iter_mut().enumerate() {
+            *v = val(i, s);
+        }
+        x
+    };
+    let n = 1024;
+    let (a, x) = (filled(&[n, n], 1), filled(&[n], 2));
+    let (mut y, mut yb) = (
+        ndsimd::Array::<f64>::zeros(&[n]),
+        ndsimd::Array::<f64>::zeros(&[n]),
+    );
+    let (sa, sx) = (a.as_slice().unwrap(), x.as_slice().unwrap());
+    let ours = |y: &mut ndsimd::Array<f64>| a.matmul_into(&x, 1.0, 0.0, y).unwrap();
+    let blas = |y: &mut ndsimd::Array<f64>| ob.dgemv((n, n), sa, sx, y.as_slice_mut().unwrap());
+    ours(&mut y);
+    blas(&mut yb);
+    assert!(y.as_slice() == yb.as_slice(), "matvec results differ");
+    let d = 1 << 20;
+    let (u, v) = (filled(&[d], 3), filled(&[d], 4));
+    let (su, sv) = (u.as_slice().unwrap(), v.as_slice().unwrap());
+    assert_eq!(u.vdot(&v).unwrap(), ob.ddot(su, sv), "dot results differ");
+    let (mv, dot) = (2.0 * (n * n) as f64, 2.0 * d as f64);
+    let mut libs: Vec<Box<dyn FnMut() -> f64 + '_>> = vec![
+        Box::new(|| time(&mut || ours(black_box(&mut y)), mv)),
+        Box::new(|| time(&mut || blas(black_box(&mut yb)), mv)),
+    ];
+    let mut t = interleaved(&mut libs, rounds);
+    let mut libs: Vec<Box<dyn FnMut() -> f64 + '_>> = vec![
+        Box::new(|| {
+            time(
+                &mut || {
+                    black_box(u.vdot(&v).unwrap());
+                },
+                dot,
+            )
+        }),
+        Box::new(|| {
+            time(
+                &mut || {
+                    black_box(ob.ddot(su, sv));
+                },
+                dot,
+            )
+        }),
+    ];
+    let mut td = interleaved(&mut libs, rounds);
+    for (name, t) in [("matvec 1024²", &mut t), ("vdot 2^20", &mut td)] {
+        let (r, lo, hi) = paired(t);
+        println!(
+            "f64  {name:>16} {threads:>2}T  ndsimd {:6.1}  openblas {:6.1}  vs openblas {r:.2} ({lo:.2}-{hi:.2})",
+            median(&mut t[0]),
+            median(&mut t[1]),
+        );
+    }
 }
 
 fn main() {
@@ -112,14 +238,24 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
-    let rounds = 5;
-    for n in [64, 128, 256, 512, 1024] {
-        case::<f64>((n, n, n), threads, rounds);
+    THREADS.store(threads, std::sync::atomic::Ordering::Relaxed);
+    // Before any thread starts: it may set OPENBLAS_NUM_THREADS.
+    let ob = OpenBlas::open(threads);
+    if let Some(ob) = &ob {
+        println!("OpenBLAS: {}", ob.config.trim());
     }
-    case::<f32>((1024, 1024, 1024), threads, rounds);
+    let ob = ob.as_ref();
+    let rounds = 7;
+    for n in [64, 128, 256, 512, 1024] {
+        case::<f64>(ob, (n, n, n), threads, rounds);
+    }
+    case::<f32>(ob, (1024, 1024, 1024), threads, rounds);
     // Products with one small side (m x k x n): a few rows through a wide matrix,
     // many rows into a few columns, a small C from a long k.
     for shape in [(16, 1024, 4096), (4096, 1024, 16), (16, 65536, 16)] {
-        case::<f64>(shape, threads, rounds);
+        case::<f64>(ob, shape, threads, rounds);
+    }
+    if let Some(ob) = ob {
+        vector_cases(ob, threads, rounds);
     }
 }
