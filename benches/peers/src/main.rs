@@ -1,8 +1,8 @@
 //! ndsimd's matmul against OpenBLAS (NumPy's, opened in this process: `openblas.rs`),
 //! faer and the ndarray crate (matrixmultiply), all on row-major operands (faer's as
 //! transposed views of its column-major matrices), in one process, interleaved
-//! (squares, then three products with one small side, then OpenBLAS's `dgemv` and
-//! `ddot` against our matvec and `vdot`): each round times every library once per
+//! (squares, `(1024 x 256) . (256 x 1024)`, `a . b^T` at 512, three products with
+//! one small side, then OpenBLAS's `dgemv` and `ddot` against our matvec and `vdot`): each round times every library once per
 //! case (samples of at least 20 ms, median of 5), 7 rounds, the order reversed
 //! every other round; each library's median GFLOP/s, and ours against the best of
 //! the others as the median (min-max) of the per-round ratios (this VM's speed
@@ -42,8 +42,15 @@ fn time(f: &mut dyn FnMut(), flops: f64) -> f64 {
 /// The thread count of this run (for [`time`]'s pause).
 static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
 
-fn case<T>(ob: Option<&OpenBlas>, (m, k, n): (usize, usize, usize), threads: usize, rounds: usize)
-where
+/// `(m x k) . (k x n)`, B stored as it is (`k x n`, row-major) or, with `bt`, as
+/// its transpose (`n x k`, row-major: the product `a . bt^T`).
+fn case<T>(
+    ob: Option<&OpenBlas>,
+    (m, k, n): (usize, usize, usize),
+    bt: bool,
+    threads: usize,
+    rounds: usize,
+) where
     T: ndsimd::Element + faer::traits::ComplexField + ndarray::LinalgScalar + Blas + Copy,
 {
     let flops = 2.0 * (m * k * n) as f64;
@@ -58,18 +65,34 @@ where
         }
         x
     };
-    let (a, b) = (filled([m, k], 1), filled([k, n], 2));
+    // B's element (p, j) by where it is stored.
+    let bval = |p: usize, j: usize| val(if bt { j * k + p } else { p * n + j }, 2);
+    let (a, b) = (
+        filled([m, k], 1),
+        filled(if bt { [n, k] } else { [k, n] }, 2),
+    );
+    let b_op = if bt { b.t() } else { b.view() };
     let mut c = ndsimd::Array::<T>::zeros(&[m, n]);
     // faer's matrices are column-major; its operands here are row-major views
     // (transposes of column-major matrices), the same memory layout as the other
     // two libraries' (a rectangular product is another problem in the other layout:
     // faer's column-major 16 x 1024 x 4096 is our row-major 4096 x 1024 x 16).
     let fat = faer::Mat::<T>::from_fn(k, m, |j, i| val(i * k + j, 1));
-    let fbt = faer::Mat::<T>::from_fn(n, k, |j, i| val(i * n + j, 2));
+    // B^T stored column-major has B's row-major layout; B stored column-major, Bt's.
+    let fbt = faer::Mat::<T>::from_fn(n, k, |j, p| bval(p, j));
+    let fbs = faer::Mat::<T>::from_fn(k, n, |p, j| bval(p, j));
     let mut fct = faer::Mat::<T>::zeros(n, m);
-    let (fa, fb) = (fat.transpose(), fbt.transpose());
+    let (fa, fb) = (
+        fat.transpose(),
+        if bt { fbs.as_ref() } else { fbt.transpose() },
+    );
     let na = ndarray::Array2::<T>::from_shape_fn((m, k), |(i, j)| val(i * k + j, 1));
-    let nb = ndarray::Array2::<T>::from_shape_fn((k, n), |(i, j)| val(i * n + j, 2));
+    let nbs = if bt {
+        ndarray::Array2::<T>::from_shape_fn((n, k), |(j, p)| bval(p, j))
+    } else {
+        ndarray::Array2::<T>::from_shape_fn((k, n), |(p, j)| bval(p, j))
+    };
+    let nb = if bt { nbs.t() } else { nbs.view() };
     let mut nc = ndarray::Array2::<T>::zeros((m, n));
     // OpenBLAS on our operands (its own allocation would be malloc's, as NumPy's is
     // NumPy's: ours is at least as well aligned).
@@ -81,7 +104,7 @@ where
         faer::Par::Seq
     };
     // Each library's product into its own output, for the check and the timing.
-    let ours = |c: &mut ndsimd::Array<T>| a.matmul_into(&b, T::one(), T::zero(), c).unwrap();
+    let ours = |c: &mut ndsimd::Array<T>| a.matmul_into(&b_op, T::one(), T::zero(), c).unwrap();
     let theirs = |fct: &mut faer::Mat<T>| {
         faer::linalg::matmul::matmul(
             fct.transpose_mut(),
@@ -97,7 +120,7 @@ where
     };
     let blas = |oc: &mut ndsimd::Array<T>| {
         if let Some(ob) = ob {
-            ob.gemm((m, k, n), sa, sb, oc.as_slice_mut().unwrap())
+            ob.gemm((m, k, n), sa, sb, bt, oc.as_slice_mut().unwrap())
         }
     };
     // Check they agree before timing.
@@ -126,10 +149,11 @@ where
         libs.push(Box::new(|| time(&mut || blas(black_box(&mut oc)), flops)));
     }
     let mut t = interleaved(&mut libs, rounds);
-    let shape = if m == k && k == n {
-        format!("{n}")
-    } else {
-        format!("{m}x{k}x{n}")
+    let shape = match (m == k && k == n, bt) {
+        (true, false) => format!("{n}"),
+        (true, true) => format!("{n} a.bT"),
+        (false, false) => format!("{m}x{k}x{n}"),
+        (false, true) => format!("{m}x{k}x{n} a.bT"),
     };
     let (r, lo, hi) = paired(&t);
     let mb = if ob.is_some() { median(&mut t[3]) } else { 0.0 };
@@ -247,13 +271,17 @@ fn main() {
     let ob = ob.as_ref();
     let rounds = 7;
     for n in [64, 128, 256, 512, 1024] {
-        case::<f64>(ob, (n, n, n), threads, rounds);
+        case::<f64>(ob, (n, n, n), false, threads, rounds);
     }
-    case::<f32>(ob, (1024, 1024, 1024), threads, rounds);
+    case::<f32>(ob, (1024, 1024, 1024), false, threads, rounds);
+    // The two other named products: a short k between wide sides, and a
+    // product with B transposed.
+    case::<f64>(ob, (1024, 256, 1024), false, threads, rounds);
+    case::<f64>(ob, (512, 512, 512), true, threads, rounds);
     // Products with one small side (m x k x n): a few rows through a wide matrix,
     // many rows into a few columns, a small C from a long k.
     for shape in [(16, 1024, 4096), (4096, 1024, 16), (16, 65536, 16)] {
-        case::<f64>(ob, shape, threads, rounds);
+        case::<f64>(ob, shape, false, threads, rounds);
     }
     if let Some(ob) = ob {
         vector_cases(ob, threads, rounds);

@@ -11,9 +11,10 @@
 //! it is not set).
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
-/// `CblasRowMajor`, `CblasNoTrans` (cblas.h; C enums, `int`).
+/// `CblasRowMajor`, `CblasNoTrans`, `CblasTrans` (cblas.h; C enums, `int`).
 const ROW_MAJOR: c_int = 101;
 const NO_TRANS: c_int = 111;
+const TRANS: c_int = 112;
 
 type Gemm<T> = unsafe extern "C" fn(
     c_int,
@@ -120,12 +121,14 @@ impl OpenBlas {
         Some(ob)
     }
 
-    /// `c = a · b` for row-major `a` (m x k), `b` (k x n), `c` (m x n), contiguous.
+    /// `c = a · b` for row-major `a` (m x k), `b` (k x n, or its transpose n x k
+    /// with `bt`), `c` (m x n), contiguous.
     pub fn gemm<T: Blas + num_traits::One + num_traits::Zero>(
         &self,
         (m, k, n): (usize, usize, usize),
         a: &[T],
         b: &[T],
+        bt: bool,
         c: &mut [T],
     ) {
         assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
@@ -136,7 +139,7 @@ impl OpenBlas {
             T::gemm(self)(
                 ROW_MAJOR,
                 NO_TRANS,
-                NO_TRANS,
+                if bt { TRANS } else { NO_TRANS },
                 m,
                 n,
                 k,
@@ -144,7 +147,7 @@ impl OpenBlas {
                 a.as_ptr(),
                 k.max(1),
                 b.as_ptr(),
-                n.max(1),
+                if bt { k.max(1) } else { n.max(1) },
                 T::zero(),
                 c.as_mut_ptr(),
                 n.max(1),
