@@ -469,8 +469,9 @@ impl<T: GemmElement> Nest<T> {
     /// One tile of C, `rows x cols` (at most `MR x NR`) at `(i, j)`, from packed
     /// panels `pa`, `pb` of `kcb` steps: the kernel straight into C when the tile is
     /// full and C's columns are contiguous, else through `tile` (`TILE_MAX`
-    /// elements of this thread's scratch) and [`store_edge`]. The kernel prefetches
-    /// `ahead` while it runs.
+    /// elements of this thread's scratch) and [`store_edge`]. A packed panel of at
+    /// most [`Kernel::edge`] columns takes the edge kernel, "full" then meaning
+    /// `edge` columns. The kernel prefetches `ahead` while it runs.
     ///
     /// # Safety
     /// `pa`, `pb` are packed panels of `kcb` steps (with `b_cs`, `pb` is B's panel in
@@ -492,8 +493,16 @@ impl<T: GemmElement> Nest<T> {
     ) {
         let (mr, nr) = (self.kern.mr, self.kern.nr);
         let c0 = self.c.at(i, j);
+        // A packed panel of at most `edge` columns (the rest padding) takes the edge
+        // kernel, which does only those columns' multiply-adds.
+        let edge = b_cs.is_none() && cols <= self.kern.edge;
+        let width = if edge { self.kern.edge } else { nr };
         let kernel = |c: *mut T, cs: isize, beta: T| match b_cs {
-            // SAFETY: as the caller promises, for either kernel.
+            // SAFETY: as the caller promises, for each kernel (the edge kernel's
+            // tile is its first `edge` columns, all that is read back below).
+            None if edge => unsafe {
+                (self.kern.run_edge)(kcb, pa, pb, c, cs, self.alpha, beta, ahead)
+            },
             None => unsafe { (self.kern.run)(kcb, pa, pb, c, cs, self.alpha, beta, ahead) },
             Some(bcs) => unsafe {
                 (self.kern.run_b_cols)(kcb, pa, pb, bcs, c, cs, self.alpha, beta, ahead)
@@ -501,7 +510,7 @@ impl<T: GemmElement> Nest<T> {
         };
         // SAFETY: as the caller promises; `c0` is the tile's corner inside C.
         unsafe {
-            if rows == mr && cols == nr && self.c.rs == 1 {
+            if rows == mr && cols == width && self.c.rs == 1 {
                 kernel(c0, self.c.cs, beta);
             } else {
                 kernel(tile, mr as isize, T::ZERO);

@@ -76,6 +76,16 @@ pub type BColsFn<T> = unsafe fn(
     ahead: Ahead,
 );
 
+/// The edge kernel: [`MicroFn`] for a packed B panel whose last columns are
+/// padding, computing and writing only the first [`Kernel::edge`] columns of the
+/// tile (the panel is still read `NR` elements a step). A panel of a few columns
+/// otherwise costs a full tile of multiply-adds on zeros: `16` columns of C in
+/// panels of 6 are 18 columns of work.
+///
+/// # Safety
+/// As [`MicroFn`], except that only `c + i + j * cs` for `j < edge` are accessed.
+pub type EdgeFn<T> = MicroFn<T>;
+
 /// Memory a kernel asks for while it runs, spread over its k-loop: lines `from ..
 /// to` of a region of runs of `lines` cache lines each, run `r` starting at byte
 /// `at + r * row` (line `l` is line `l % lines` of run `l / lines`). The driver names
@@ -158,6 +168,10 @@ pub struct Kernel<T> {
     pub run: MicroFn<T>,
     /// The kernel with B read in place (see [`BColsFn`]).
     pub run_b_cols: BColsFn<T>,
+    /// Columns of the edge kernel (fewer than `nr`).
+    pub edge: usize,
+    /// The kernel for the first `edge` columns of a packed panel (see [`EdgeFn`]).
+    pub run_edge: EdgeFn<T>,
     /// The kernel's arithmetic alone: [`peak`] with its accumulators.
     pub peak: PeakFn<T>,
     /// Matrix times vector with the same vector type (`gemv.rs`).
@@ -275,10 +289,11 @@ fn prefetch(p: *const u8) {
     let _ = p;
 }
 
-/// The k-loop of [`tile`], `U` steps a trip, `trip()` at the start of each trip.
+/// The k-loop of [`tile`], `U` steps a trip, `trip()` at the start of each trip
+/// (`W` columns of B, each step `b_step` elements after the last).
 #[inline(always)]
-unsafe fn k_loop_with<V: Simd, const MV: usize, const NR: usize, const U: usize>(
-    acc: &mut [[V; MV]; NR],
+unsafe fn k_loop_with<V: Simd, const MV: usize, const W: usize, const U: usize>(
+    acc: &mut [[V; MV]; W],
     kc: usize,
     (mut a, mut b, b_step, b_cs): (*const V::T, *const V::T, usize, Option<isize>),
     mut trip: impl FnMut(),
@@ -300,8 +315,8 @@ unsafe fn k_loop_with<V: Simd, const MV: usize, const NR: usize, const U: usize>
 
 /// One step of the k-loop: `acc[j][i] += a[i] * b[j]`.
 #[inline(always)]
-unsafe fn step<V: Simd, const MV: usize, const NR: usize>(
-    acc: &mut [[V; MV]; NR],
+unsafe fn step<V: Simd, const MV: usize, const W: usize>(
+    acc: &mut [[V; MV]; W],
     a: *const V::T,
     b: *const V::T,
     b_cs: Option<isize>,
@@ -321,14 +336,16 @@ unsafe fn step<V: Simd, const MV: usize, const NR: usize>(
     }
 }
 
-/// The template: `MV` vectors of `V::N` rows by `NR` columns (see the module doc).
+/// The template: `MV` vectors of `V::N` rows by the first `W` columns of a panel
+/// `NR` wide (see the module doc; `W == NR` but for the edge kernel, [`EdgeFn`]).
 ///
 /// # Safety
 /// As [`MicroFn`] (with `b_cs`, as [`BColsFn`]), with `MR = MV * V::N`, inside a
-/// function with `V`'s features; `beta` is `None` for `beta == 0` (C not read).
+/// function with `V`'s features, for the tile's first `W <= NR` columns; `beta` is
+/// `None` for `beta == 0` (C not read).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
+pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize, const W: usize>(
     kc: usize,
     a: *const V::T,
     b: *const V::T,
@@ -339,7 +356,8 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     ahead: Ahead,
     b_cs: Option<isize>,
 ) {
-    let mut acc = [[V::zero(); MV]; NR];
+    const { assert!(W >= 1 && W <= NR) };
+    let mut acc = [[V::zero(); MV]; W];
     // B packed (`NR` elements a step) or read in place (column `j` at `b + j * cs`,
     // steps contiguous).
     let b_step = if b_cs.is_some() { 1 } else { NR };
@@ -349,7 +367,7 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     // prefetch is a hint: it never faults, whatever the address (`wrapping_offset`
     // keeps the arithmetic defined), and SSE is x86_64's baseline.
     #[cfg(target_arch = "x86_64")]
-    for j in 0..NR {
+    for j in 0..W {
         let cj = c.wrapping_offset(j as isize * cs);
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(cj.cast());
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
@@ -361,10 +379,10 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
     if ahead.from == ahead.to {
         // Nothing to ask for: no plan to walk (its setup divides, a few percent of a
         // short k-loop).
-        k_loop_with::<V, MV, NR, U>(&mut acc, kc, (a, b, b_step, b_cs), || {});
+        k_loop_with::<V, MV, W, U>(&mut acc, kc, (a, b, b_step, b_cs), || {});
     } else {
         let mut walk = Walk::new(ahead, kc / U);
-        k_loop_with::<V, MV, NR, U>(&mut acc, kc, (a, b, b_step, b_cs), || walk.trip(prefetch));
+        k_loop_with::<V, MV, W, U>(&mut acc, kc, (a, b, b_step, b_cs), || walk.trip(prefetch));
     }
     let alpha = V::splat(alpha);
     let beta = beta.map(|b| V::splat(b));
@@ -383,29 +401,30 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize>(
 }
 
 /// `$name`: a [`Kernel`] constant for element `$t`, running [`tile`] with
-/// vector `$v` (`$mv` vectors tall, `$nr` wide) inside a function compiled with
-/// `$features` (none for the portable tier), and the direct path
+/// vector `$v` (`$mv` vectors tall, `$nr` wide; the edge kernel `$edge` wide)
+/// inside a function compiled with `$features` (none for the portable tier), and
+/// the direct path
 /// (`super::direct::direct`) on blocks of `$dr` rows by `$dw` vectors.
 ///
 /// The constant is handed out only by [`super::GemmElement`]'s kernel lookup, which
 /// checks that the CPU has the tier first.
 macro_rules! gemm_kernel {
-    ($name:ident, $features:literal, $t:ty, $v:ty, $mv:literal x $nr:literal,
+    ($name:ident, $features:literal, $t:ty, $v:ty, $mv:literal x $nr:literal, edge $edge:literal,
      direct $dr:literal x $dw:literal) => {
         gemm_kernel!(@ $name, #[target_feature(enable = $features)], $t, $v, $mv x $nr,
-            $dr x $dw);
+            $edge, $dr x $dw);
     };
-    ($name:ident, portable, $t:ty, $v:ty, $mv:literal x $nr:literal,
+    ($name:ident, portable, $t:ty, $v:ty, $mv:literal x $nr:literal, edge $edge:literal,
      direct $dr:literal x $dw:literal) => {
-        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr, $dr x $dw);
+        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr, $edge, $dr x $dw);
     };
-    (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal,
+    (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal, $edge:literal,
      $dr:literal x $dw:literal) => {
         pub(crate) const $name: $crate::gemm::kernel::Kernel<$t> = {
-            /// Both kernels: B packed (`b_cs` `None`) or in place.
+            /// The kernels on `W` columns: B packed (`b_cs` `None`) or in place.
             #[inline(always)]
             #[allow(clippy::too_many_arguments)]
-            unsafe fn tile(
+            unsafe fn tile<const W: usize>(
                 kc: usize,
                 a: *const $t,
                 b: *const $t,
@@ -421,7 +440,7 @@ macro_rules! gemm_kernel {
                 // when the CPU has the tier, this inlined into the functions below
                 // that enable it) `$v`'s features are present.
                 unsafe {
-                    $crate::gemm::kernel::tile::<$v, $mv, $nr>(
+                    $crate::gemm::kernel::tile::<$v, $mv, $nr, W>(
                         kc,
                         a,
                         b,
@@ -434,9 +453,11 @@ macro_rules! gemm_kernel {
                     )
                 }
             }
+            /// The kernel (`W == $nr`, a `MicroFn`) and the edge kernel (`W ==
+            /// $edge`, an `EdgeFn`).
             #[$attr]
             #[allow(clippy::too_many_arguments)]
-            unsafe fn run(
+            unsafe fn run<const W: usize>(
                 kc: usize,
                 a: *const $t,
                 b: *const $t,
@@ -446,8 +467,10 @@ macro_rules! gemm_kernel {
                 beta: $t,
                 ahead: $crate::gemm::kernel::Ahead,
             ) {
-                // SAFETY: `MicroFn`'s contract, passed on.
-                unsafe { tile(kc, a, b, None, c, cs, alpha, beta, ahead) }
+                // SAFETY: `MicroFn`'s contract (`EdgeFn`'s for the edge kernel, whose
+                // `tile` on the first `W` columns reads the panel as `MicroFn`
+                // allows and accesses only those columns of C), passed on.
+                unsafe { tile::<W>(kc, a, b, None, c, cs, alpha, beta, ahead) }
             }
             #[$attr]
             #[allow(clippy::too_many_arguments)]
@@ -463,7 +486,7 @@ macro_rules! gemm_kernel {
                 ahead: $crate::gemm::kernel::Ahead,
             ) {
                 // SAFETY: `BColsFn`'s contract, passed on.
-                unsafe { tile(kc, a, b, Some(b_cs), c, cs, alpha, beta, ahead) }
+                unsafe { tile::<$nr>(kc, a, b, Some(b_cs), c, cs, alpha, beta, ahead) }
             }
             #[$attr]
             unsafe fn peak(iters: usize, x: $t) -> $t {
@@ -537,8 +560,10 @@ macro_rules! gemm_kernel {
                 nr: $nr,
                 lanes: <$v as $crate::gemm::kernel::Simd>::N,
                 direct_tile: [$dr, $dw * <$v as $crate::gemm::kernel::Simd>::N],
-                run,
+                run: run::<$nr>,
                 run_b_cols,
+                edge: $edge,
+                run_edge: run::<$edge>,
                 peak,
                 gemv,
                 direct,
