@@ -35,5 +35,5 @@ x86_simd!(
 
 // 2 x 12 = 24 accumulators + 2 of A + 1 broadcast of the 32 registers; the direct
 // path's 8 x 2: 16 accumulators + 2 of B + 1.
-gemm_kernel!(F64, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f64, F64x8, 2 x 12, edge 8, direct 8 x 2);
-gemm_kernel!(F32, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f32, F32x16, 2 x 12, edge 8, direct 8 x 2);
+gemm_kernel!(F64, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f64, F64x8, 2 x 12, edge 1 x 8, direct 8 x 2);
+gemm_kernel!(F32, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f32, F32x16, 2 x 12, edge 1 x 8, direct 8 x 2);

@@ -469,9 +469,10 @@ impl<T: GemmElement> Nest<T> {
     /// One tile of C, `rows x cols` (at most `MR x NR`) at `(i, j)`, from packed
     /// panels `pa`, `pb` of `kcb` steps: the kernel straight into C when the tile is
     /// full and C's columns are contiguous, else through `tile` (`TILE_MAX`
-    /// elements of this thread's scratch) and [`store_edge`]. A packed panel of at
-    /// most [`Kernel::edge`] columns takes the edge kernel, "full" then meaning
-    /// `edge` columns. The kernel prefetches `ahead` while it runs.
+    /// elements of this thread's scratch) and [`store_edge`]. A panel of at most
+    /// [`Kernel::edge`]`[0]` rows, or a packed one of at most `edge[1]` columns,
+    /// takes an edge kernel, "full" then meaning that many. The kernel prefetches
+    /// `ahead` while it runs.
     ///
     /// # Safety
     /// `pa`, `pb` are packed panels of `kcb` steps (with `b_cs`, `pb` is B's panel in
@@ -493,24 +494,30 @@ impl<T: GemmElement> Nest<T> {
     ) {
         let (mr, nr) = (self.kern.mr, self.kern.nr);
         let c0 = self.c.at(i, j);
-        // A packed panel of at most `edge` columns (the rest padding) takes the edge
-        // kernel, which does only those columns' multiply-adds.
-        let edge = b_cs.is_none() && cols <= self.kern.edge;
-        let width = if edge { self.kern.edge } else { nr };
+        // A panel of at most `edge[0]` rows of A, or a packed one of at most
+        // `edge[1]` columns of B (the rest padding), takes an edge kernel, which does
+        // only those rows' or columns' multiply-adds.
+        let [eh, ew] = self.kern.edge;
+        let (re, ce) = (rows <= eh, b_cs.is_none() && cols <= ew);
+        let (height, width) = (if re { eh } else { mr }, if ce { ew } else { nr });
         let kernel = |c: *mut T, cs: isize, beta: T| match b_cs {
-            // SAFETY: as the caller promises, for each kernel (the edge kernel's
-            // tile is its first `edge` columns, all that is read back below).
-            None if edge => unsafe {
-                (self.kern.run_edge)(kcb, pa, pb, c, cs, self.alpha, beta, ahead)
+            // SAFETY: as the caller promises, for each kernel (an edge kernel's tile
+            // is its first `height` rows and `width` columns, all that is read back
+            // below).
+            None => unsafe {
+                (self.kern.run[usize::from(re)][usize::from(ce)])(
+                    kcb, pa, pb, c, cs, self.alpha, beta, ahead,
+                )
             },
-            None => unsafe { (self.kern.run)(kcb, pa, pb, c, cs, self.alpha, beta, ahead) },
             Some(bcs) => unsafe {
-                (self.kern.run_b_cols)(kcb, pa, pb, bcs, c, cs, self.alpha, beta, ahead)
+                (self.kern.run_b_cols[usize::from(re)])(
+                    kcb, pa, pb, bcs, c, cs, self.alpha, beta, ahead,
+                )
             },
         };
         // SAFETY: as the caller promises; `c0` is the tile's corner inside C.
         unsafe {
-            if rows == mr && cols == width && self.c.rs == 1 {
+            if rows == height && cols == width && self.c.rs == 1 {
                 kernel(c0, self.c.cs, beta);
             } else {
                 kernel(tile, mr as isize, T::ZERO);

@@ -76,16 +76,6 @@ pub type BColsFn<T> = unsafe fn(
     ahead: Ahead,
 );
 
-/// The edge kernel: [`MicroFn`] for a packed B panel whose last columns are
-/// padding, computing and writing only the first [`Kernel::edge`] columns of the
-/// tile (the panel is still read `NR` elements a step). A panel of a few columns
-/// otherwise costs a full tile of multiply-adds on zeros: `16` columns of C in
-/// panels of 6 are 18 columns of work.
-///
-/// # Safety
-/// As [`MicroFn`], except that only `c + i + j * cs` for `j < edge` are accessed.
-pub type EdgeFn<T> = MicroFn<T>;
-
 /// Memory a kernel asks for while it runs, spread over its k-loop: lines `from ..
 /// to` of a region of runs of `lines` cache lines each, run `r` starting at byte
 /// `at + r * row` (line `l` is line `l % lines` of run `l / lines`). The driver names
@@ -164,14 +154,19 @@ pub struct Kernel<T> {
     pub lanes: usize,
     /// Rows and columns of the direct path's register block.
     pub direct_tile: [usize; 2],
-    /// The kernel itself.
-    pub run: MicroFn<T>,
-    /// The kernel with B read in place (see [`BColsFn`]).
-    pub run_b_cols: BColsFn<T>,
-    /// Columns of the edge kernel (fewer than `nr`).
-    pub edge: usize,
-    /// The kernel for the first `edge` columns of a packed panel (see [`EdgeFn`]).
-    pub run_edge: EdgeFn<T>,
+    /// The kernel itself, `run[0][0]`, and the edge kernels: `run[r][c]` computes
+    /// and writes only the tile's first `edge[0]` rows when `r == 1` (else `mr`)
+    /// and first `edge[1]` columns when `c == 1` (else `nr`), reading the panels at
+    /// their full strides; otherwise as [`MicroFn`]. A panel of a few valid rows or
+    /// columns (the rest padding) would cost a full tile of multiply-adds on zeros:
+    /// `16` columns of C in panels of 6 are 18 columns of work, `20` rows in panels
+    /// of 8 are 24.
+    pub run: [[MicroFn<T>; 2]; 2],
+    /// The kernel with B read in place (see [`BColsFn`]), `run_b_cols[1]` on the
+    /// first `edge[0]` rows.
+    pub run_b_cols: [BColsFn<T>; 2],
+    /// Rows and columns of the edge kernels (fewer than `mr` and `nr`).
+    pub edge: [usize; 2],
     /// The kernel's arithmetic alone: [`peak`] with its accumulators.
     pub peak: PeakFn<T>,
     /// Matrix times vector with the same vector type (`gemv.rs`).
@@ -290,38 +285,40 @@ fn prefetch(p: *const u8) {
 }
 
 /// The k-loop of [`tile`], `U` steps a trip, `trip()` at the start of each trip
-/// (`W` columns of B, each step `b_step` elements after the last).
+/// (`H` vectors of A, each step `a_step` elements after the last; `W` columns of
+/// B, each step `b_step` elements after the last).
 #[inline(always)]
-unsafe fn k_loop_with<V: Simd, const MV: usize, const W: usize, const U: usize>(
-    acc: &mut [[V; MV]; W],
+#[allow(clippy::type_complexity)]
+unsafe fn k_loop_with<V: Simd, const H: usize, const W: usize, const U: usize>(
+    acc: &mut [[V; H]; W],
     kc: usize,
-    (mut a, mut b, b_step, b_cs): (*const V::T, *const V::T, usize, Option<isize>),
+    (mut a, a_step, mut b, b_step, b_cs): (*const V::T, usize, *const V::T, usize, Option<isize>),
     mut trip: impl FnMut(),
 ) {
     for _ in 0..kc / U {
         trip();
         for u in 0..U {
-            step(acc, a.add(u * MV * V::N), b.add(u * b_step), b_cs);
+            step(acc, a.add(u * a_step), b.add(u * b_step), b_cs);
         }
-        a = a.add(U * MV * V::N);
+        a = a.add(U * a_step);
         b = b.add(U * b_step);
     }
     for _ in 0..kc % U {
         step(acc, a, b, b_cs);
-        a = a.add(MV * V::N);
+        a = a.add(a_step);
         b = b.add(b_step);
     }
 }
 
 /// One step of the k-loop: `acc[j][i] += a[i] * b[j]`.
 #[inline(always)]
-unsafe fn step<V: Simd, const MV: usize, const W: usize>(
-    acc: &mut [[V; MV]; W],
+unsafe fn step<V: Simd, const H: usize, const W: usize>(
+    acc: &mut [[V; H]; W],
     a: *const V::T,
     b: *const V::T,
     b_cs: Option<isize>,
 ) {
-    let mut av = [V::zero(); MV];
+    let mut av = [V::zero(); H];
     for (i, v) in av.iter_mut().enumerate() {
         *v = V::load(a.add(i * V::N));
     }
@@ -336,16 +333,23 @@ unsafe fn step<V: Simd, const MV: usize, const W: usize>(
     }
 }
 
-/// The template: `MV` vectors of `V::N` rows by the first `W` columns of a panel
-/// `NR` wide (see the module doc; `W == NR` but for the edge kernel, [`EdgeFn`]).
+/// The template: the first `H` of a panel's `MV` vectors of `V::N` rows by the
+/// first `W` of its `NR` columns (see the module doc; `H == MV` and `W == NR` but
+/// for the edge kernels, [`Kernel::run`]).
 ///
 /// # Safety
 /// As [`MicroFn`] (with `b_cs`, as [`BColsFn`]), with `MR = MV * V::N`, inside a
-/// function with `V`'s features, for the tile's first `W <= NR` columns; `beta` is
-/// `None` for `beta == 0` (C not read).
+/// function with `V`'s features, for the tile's first `H * V::N` rows and first
+/// `W` columns; `beta` is `None` for `beta == 0` (C not read).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize, const W: usize>(
+pub(crate) unsafe fn tile<
+    V: Simd,
+    const MV: usize,
+    const NR: usize,
+    const H: usize,
+    const W: usize,
+>(
     kc: usize,
     a: *const V::T,
     b: *const V::T,
@@ -356,8 +360,8 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize, const W: us
     ahead: Ahead,
     b_cs: Option<isize>,
 ) {
-    const { assert!(W >= 1 && W <= NR) };
-    let mut acc = [[V::zero(); MV]; W];
+    const { assert!(W >= 1 && W <= NR && H >= 1 && H <= MV) };
+    let mut acc = [[V::zero(); H]; W];
     // B packed (`NR` elements a step) or read in place (column `j` at `b + j * cs`,
     // steps contiguous).
     let b_step = if b_cs.is_some() { 1 } else { NR };
@@ -371,7 +375,7 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize, const W: us
         let cj = c.wrapping_offset(j as isize * cs);
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(cj.cast());
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            cj.wrapping_add(MV * V::N - 1).cast(),
+            cj.wrapping_add(H * V::N - 1).cast(),
         );
     }
     // Four steps per trip: the loop overhead is paid once per 4 * MV * NR FMAs.
@@ -379,10 +383,11 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize, const W: us
     if ahead.from == ahead.to {
         // Nothing to ask for: no plan to walk (its setup divides, a few percent of a
         // short k-loop).
-        k_loop_with::<V, MV, W, U>(&mut acc, kc, (a, b, b_step, b_cs), || {});
+        k_loop_with::<V, H, W, U>(&mut acc, kc, (a, MV * V::N, b, b_step, b_cs), || {});
     } else {
         let mut walk = Walk::new(ahead, kc / U);
-        k_loop_with::<V, MV, W, U>(&mut acc, kc, (a, b, b_step, b_cs), || walk.trip(prefetch));
+        let plan = (a, MV * V::N, b, b_step, b_cs);
+        k_loop_with::<V, H, W, U>(&mut acc, kc, plan, || walk.trip(prefetch));
     }
     let alpha = V::splat(alpha);
     let beta = beta.map(|b| V::splat(b));
@@ -401,7 +406,8 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize, const W: us
 }
 
 /// `$name`: a [`Kernel`] constant for element `$t`, running [`tile`] with
-/// vector `$v` (`$mv` vectors tall, `$nr` wide; the edge kernel `$edge` wide)
+/// vector `$v` (`$mv` vectors tall, `$nr` wide; the edge kernels `$eh` vectors
+/// tall or `$ew` wide)
 /// inside a function compiled with `$features` (none for the portable tier), and
 /// the direct path
 /// (`super::direct::direct`) on blocks of `$dr` rows by `$dw` vectors.
@@ -409,22 +415,23 @@ pub(crate) unsafe fn tile<V: Simd, const MV: usize, const NR: usize, const W: us
 /// The constant is handed out only by [`super::GemmElement`]'s kernel lookup, which
 /// checks that the CPU has the tier first.
 macro_rules! gemm_kernel {
-    ($name:ident, $features:literal, $t:ty, $v:ty, $mv:literal x $nr:literal, edge $edge:literal,
-     direct $dr:literal x $dw:literal) => {
+    ($name:ident, $features:literal, $t:ty, $v:ty, $mv:literal x $nr:literal,
+     edge $eh:literal x $ew:literal, direct $dr:literal x $dw:literal) => {
         gemm_kernel!(@ $name, #[target_feature(enable = $features)], $t, $v, $mv x $nr,
-            $edge, $dr x $dw);
+            $eh x $ew, $dr x $dw);
     };
-    ($name:ident, portable, $t:ty, $v:ty, $mv:literal x $nr:literal, edge $edge:literal,
-     direct $dr:literal x $dw:literal) => {
-        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr, $edge, $dr x $dw);
+    ($name:ident, portable, $t:ty, $v:ty, $mv:literal x $nr:literal,
+     edge $eh:literal x $ew:literal, direct $dr:literal x $dw:literal) => {
+        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr, $eh x $ew, $dr x $dw);
     };
-    (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal, $edge:literal,
-     $dr:literal x $dw:literal) => {
+    (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal,
+     $eh:literal x $ew:literal, $dr:literal x $dw:literal) => {
         pub(crate) const $name: $crate::gemm::kernel::Kernel<$t> = {
-            /// The kernels on `W` columns: B packed (`b_cs` `None`) or in place.
+            /// The kernels on `H` vectors by `W` columns: B packed (`b_cs` `None`)
+            /// or in place.
             #[inline(always)]
             #[allow(clippy::too_many_arguments)]
-            unsafe fn tile<const W: usize>(
+            unsafe fn tile<const H: usize, const W: usize>(
                 kc: usize,
                 a: *const $t,
                 b: *const $t,
@@ -440,7 +447,7 @@ macro_rules! gemm_kernel {
                 // when the CPU has the tier, this inlined into the functions below
                 // that enable it) `$v`'s features are present.
                 unsafe {
-                    $crate::gemm::kernel::tile::<$v, $mv, $nr, W>(
+                    $crate::gemm::kernel::tile::<$v, $mv, $nr, H, W>(
                         kc,
                         a,
                         b,
@@ -453,11 +460,11 @@ macro_rules! gemm_kernel {
                     )
                 }
             }
-            /// The kernel (`W == $nr`, a `MicroFn`) and the edge kernel (`W ==
-            /// $edge`, an `EdgeFn`).
+            /// The kernel (`H == $mv`, `W == $nr`: a `MicroFn`) and the edge kernels
+            /// (`H == $eh` or `W == $ew`; see `Kernel::run`).
             #[$attr]
             #[allow(clippy::too_many_arguments)]
-            unsafe fn run<const W: usize>(
+            unsafe fn run<const H: usize, const W: usize>(
                 kc: usize,
                 a: *const $t,
                 b: *const $t,
@@ -467,14 +474,16 @@ macro_rules! gemm_kernel {
                 beta: $t,
                 ahead: $crate::gemm::kernel::Ahead,
             ) {
-                // SAFETY: `MicroFn`'s contract (`EdgeFn`'s for the edge kernel, whose
-                // `tile` on the first `W` columns reads the panel as `MicroFn`
-                // allows and accesses only those columns of C), passed on.
-                unsafe { tile::<W>(kc, a, b, None, c, cs, alpha, beta, ahead) }
+                // SAFETY: `MicroFn`'s contract (`Kernel::run`'s for an edge kernel, whose
+                // `tile` on the first `H` vectors and `W` columns reads the panels as
+                // `MicroFn` allows and accesses only those rows and columns of C),
+                // passed on.
+                unsafe { tile::<H, W>(kc, a, b, None, c, cs, alpha, beta, ahead) }
             }
+            /// With B in place, on `H` vectors (`$mv`, or `$eh` for the edge kernel).
             #[$attr]
             #[allow(clippy::too_many_arguments)]
-            unsafe fn run_b_cols(
+            unsafe fn run_b_cols<const H: usize>(
                 kc: usize,
                 a: *const $t,
                 b: *const $t,
@@ -485,8 +494,9 @@ macro_rules! gemm_kernel {
                 beta: $t,
                 ahead: $crate::gemm::kernel::Ahead,
             ) {
-                // SAFETY: `BColsFn`'s contract, passed on.
-                unsafe { tile::<$nr>(kc, a, b, Some(b_cs), c, cs, alpha, beta, ahead) }
+                // SAFETY: `BColsFn`'s contract (`Kernel::run`'s for the edge kernel, as in
+                // `run`), passed on.
+                unsafe { tile::<H, $nr>(kc, a, b, Some(b_cs), c, cs, alpha, beta, ahead) }
             }
             #[$attr]
             unsafe fn peak(iters: usize, x: $t) -> $t {
@@ -560,10 +570,12 @@ macro_rules! gemm_kernel {
                 nr: $nr,
                 lanes: <$v as $crate::gemm::kernel::Simd>::N,
                 direct_tile: [$dr, $dw * <$v as $crate::gemm::kernel::Simd>::N],
-                run: run::<$nr>,
-                run_b_cols,
-                edge: $edge,
-                run_edge: run::<$edge>,
+                run: [
+                    [run::<$mv, $nr>, run::<$mv, $ew>],
+                    [run::<$eh, $nr>, run::<$eh, $ew>],
+                ],
+                run_b_cols: [run_b_cols::<$mv>, run_b_cols::<$eh>],
+                edge: [$eh * <$v as $crate::gemm::kernel::Simd>::N, $ew],
                 peak,
                 gemv,
                 direct,

@@ -51,5 +51,5 @@ macro_rules! one_lane {
 one_lane!(f64);
 one_lane!(f32);
 
-gemm_kernel!(F64, portable, f64, One<f64>, 4 x 4, edge 2, direct 4 x 4);
-gemm_kernel!(F32, portable, f32, One<f32>, 4 x 4, edge 2, direct 4 x 4);
+gemm_kernel!(F64, portable, f64, One<f64>, 4 x 4, edge 2 x 2, direct 4 x 4);
+gemm_kernel!(F32, portable, f32, One<f32>, 4 x 4, edge 2 x 2, direct 4 x 4);
