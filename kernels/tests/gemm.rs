@@ -362,8 +362,9 @@ fn every_k<T: Elem>() {
                     &mut rng,
                 );
             }
-            // ... and around the real KC.
-            for k in [kc - 1, kc, kc + 1, 2 * kc + 1] {
+            // ... and around the real KC (a remainder under a quarter of it is
+            // spread over the full blocks, one of a half is its own block).
+            for k in [kc - 1, kc, kc + 1, kc + kc / 2, 2 * kc + 1] {
                 for (beta, narrow, in_place) in [
                     (0.0, false, None),
                     (1.0, false, None),
@@ -573,6 +574,17 @@ fn direct_alpha_beta_and_layouts_f64() {
     direct_alpha_beta_and_layouts::<f64>();
 }
 
+/// The depth of the k-blocks the library sums in, as its documentation states it:
+/// KC (at most k), except that a last block shorter than a quarter of KC is spread
+/// over the full ones (`k.div_ceil(k / kc)` each).
+fn k_depth(k: usize, kc: usize) -> usize {
+    let kc = kc.clamp(1, k.max(1));
+    match (k / kc, k % kc) {
+        (full, tail) if tail != 0 && tail < kc / 4 => k.div_ceil(full),
+        _ => kc,
+    }
+}
+
 /// The direct path's arithmetic, element by element, on random data, per KC block
 /// of k (the packed path's): `acc = a * b + acc` over the block's k in order from
 /// `+0` (one rounding on the tiers with FMA, two on the others), then `alpha * acc`,
@@ -600,7 +612,7 @@ fn direct_random_bits<T: Elem>() {
                 parallel_min: Some(0),
                 ..Tuning::default()
             };
-            let kc = kc.unwrap_or(usize::MAX);
+            let kc = k_depth(k, kc.unwrap_or(usize::MAX));
             for (lays, beta) in [
                 ((Lay::Row, Lay::Row, Lay::Row), 0.0),
                 ((Lay::Gapped, Lay::RowsReversed, Lay::Row), -0.5),
@@ -625,7 +637,7 @@ fn direct_random_bits<T: Elem>() {
                 for i in 0..m {
                     for j in 0..n {
                         let mut want = c0[i * n + j];
-                        for p0 in (0..k).step_by(kc.min(k)) {
+                        for p0 in (0..k).step_by(kc) {
                             let mut acc = T::from_f64(0.0);
                             for p in p0..(p0 + kc).min(k) {
                                 let (x, y) = (a.get(i, p), b.get(p, j));

@@ -55,18 +55,61 @@ impl Blocking {
     }
 
     /// Cut down to an `m x n x k` product: no block beyond the product rounded up to
-    /// the tile; `MC` and `NC` stay multiples of `mr` and `nr`.
+    /// the tile; `MC` and `NC` stay multiples of `mr` and `nr`; `KC` as [`depth`]
+    /// says.
     pub(crate) fn fit(self, m: usize, n: usize, k: usize, mr: usize, nr: usize) -> Blocking {
         Blocking {
-            kc: self.kc.min(k).max(1),
+            kc: depth(k, self.kc),
             mc: self.mc.min(m.next_multiple_of(mr)).next_multiple_of(mr),
             nc: self.nc.min(n.next_multiple_of(nr)).next_multiple_of(nr),
         }
     }
 }
 
+/// The depth of the k-blocks of a product `k` deep, for a target `kc`: `kc` (at
+/// most `k`), except when the last block would be shorter than a quarter of it;
+/// then that remainder is spread over the full blocks (`k.div_ceil(k / kc)`, at
+/// most 1.25 `kc`). Every k-block is a pass over C (read, add, write), and the
+/// short one did little else: 1024 deep in blocks of 336 was 336 + 336 + 336 + 16,
+/// now 342 + 342 + 340 (measured, forcing KC 342, AVX2 f64 1024³, paired medians
+/// of 11 rounds, six runs: 1.01-1.04x on one thread and 1.02-1.03x on two).
+/// The direct path splits k the same way, so the sums do not depend on the path.
+pub(crate) fn depth(k: usize, kc: usize) -> usize {
+    let kc = kc.clamp(1, k.max(1));
+    let (full, tail) = (k / kc, k % kc);
+    if tail != 0 && tail < kc / 4 {
+        k.div_ceil(full)
+    } else {
+        kc
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::depth;
+
+    #[test]
+    fn a_short_last_k_block_is_spread_over_the_others() {
+        assert_eq!(depth(1024, 336), 342); // 342 + 342 + 340
+        assert_eq!(depth(700, 336), 350);
+        assert_eq!(depth(337, 336), 337); // one block
+        assert_eq!(depth(672, 336), 336); // no remainder
+        assert_eq!(depth(420, 336), 336); // 84: a quarter, kept
+        assert_eq!(depth(419, 336), 419);
+        assert_eq!(depth(100, 336), 100);
+        assert_eq!((depth(0, 336), depth(5, 0)), (1, 1));
+        // Never more than 1.25 KC, and the blocks then cover k with a last one no
+        // shorter than a quarter of the target.
+        for kc in [1, 2, 3, 8, 64, 336] {
+            for k in 1..4 * kc + 9 {
+                let d = depth(k, kc);
+                assert!(d <= kc + kc / 4 && d <= k.max(1), "{k} {kc} {d}");
+                let last = k - (k - 1) / d * d;
+                assert!(last >= (kc / 4).min(k) || last == d, "{k} {kc} {d} {last}");
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -20,7 +20,7 @@
 //! micro-kernel k-loop in order; tile borders do not change the arithmetic (see
 //! `kernel.rs`), so results are bit-identical for any number of threads.
 
-use super::block::Blocking;
+use super::block::{self, Blocking};
 use super::kernel::{Ahead, Kernel};
 use super::mat::{Raw, RawMut};
 use super::pack::{self, Src};
@@ -162,7 +162,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         // next (the first with the caller's beta, the later ones with 1), so every
         // element is summed as the packed path sums it whatever k. Rows of C are
         // split over the pool in whole register blocks.
-        let kc = tuning.kc.unwrap_or(derived.kc).clamp(1, k);
+        let kc = block::depth(k, tuning.kc.unwrap_or(derived.kc));
         let blocks = m.div_ceil(dr);
         let chunks = bands(blocks, threads, 1);
         fan_out(threads, chunks, &|q| {
