@@ -15,7 +15,8 @@
 //! forced, as `blocked:mc=2048:kc=128`; or one of these with `-nopf` or `-pf`
 //! after it, with the kernels' prefetch of the next panel forced off or on, or
 //! `-packb` or `-inb`, with the narrow form's B panels always packed or always read
-//! in place when their columns run along k. `(M x K) . (K x N)`.
+//! in place when their columns run along k. `(M x K) . (K x N)`; with `FORMS_BT=1`
+//! B is stored as its transpose (`N x K`, row-major: the product `a . b^T`).
 use ndsimd::kernels::active_tier;
 use ndsimd::kernels::gemm::{gemm_tuned, MatMut, MatRef, Tuning};
 use ndsimd::Array;
@@ -114,11 +115,13 @@ fn main() {
         .to_vec(),
         |s| s.split(',').map(String::from).collect(),
     );
+    let bt = std::env::var("FORMS_BT").is_ok_and(|v| v == "1");
     let (a, b) = (filled(&[m, k], 1), filled(&[k, n], 2));
     let mut c = Array::<f64>::zeros(&[m, n]);
     let run = |t: &Tuning, c: &mut Array<f64>| {
         let av = MatRef::new(a.as_slice().unwrap(), 0, m, k, k as isize, 1).unwrap();
-        let bv = MatRef::new(b.as_slice().unwrap(), 0, k, n, n as isize, 1).unwrap();
+        let (rs, cs) = if bt { (1, k as isize) } else { (n as isize, 1) };
+        let bv = MatRef::new(b.as_slice().unwrap(), 0, k, n, rs, cs).unwrap();
         let cv = MatMut::new(c.as_slice_mut().unwrap(), 0, m, n, n as isize, 1).unwrap();
         gemm_tuned(active_tier(), t, 1.0, av, bv, 0.0, cv, threads).unwrap();
     };
@@ -147,7 +150,8 @@ fn main() {
             t[i].push(secs(&mut || run(&tu, &mut c)));
         }
     }
-    println!("({m} x {k}) . ({k} x {n}), {threads} thread(s); paired median of the first form's time / this one's (min-max)");
+    let layout = if bt { ", B stored transposed" } else { "" };
+    println!("({m} x {k}) . ({k} x {n}){layout}, {threads} thread(s); paired median of the first form's time / this one's (min-max)");
     for (i, f) in forms.iter().enumerate() {
         let mut r: Vec<f64> = t[0].iter().zip(&t[i]).map(|(x, y)| x / y).collect();
         let (lo, hi) = (
