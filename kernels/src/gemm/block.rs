@@ -86,30 +86,6 @@ pub(crate) fn depth(k: usize, kc: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::depth;
-
-    #[test]
-    fn a_short_last_k_block_is_spread_over_the_others() {
-        assert_eq!(depth(1024, 336), 342); // 342 + 342 + 340
-        assert_eq!(depth(700, 336), 350);
-        assert_eq!(depth(337, 336), 337); // one block
-        assert_eq!(depth(672, 336), 336); // no remainder
-        assert_eq!(depth(420, 336), 336); // 84: a quarter, kept
-        assert_eq!(depth(419, 336), 419);
-        assert_eq!(depth(100, 336), 100);
-        assert_eq!((depth(0, 336), depth(5, 0)), (1, 1));
-        // Never more than 1.25 KC, and the blocks then cover k with a last one no
-        // shorter than a quarter of the target.
-        for kc in [1, 2, 3, 8, 64, 336] {
-            for k in 1..4 * kc + 9 {
-                let d = depth(k, kc);
-                assert!(d <= kc + kc / 4 && d <= k.max(1), "{k} {kc} {d}");
-                let last = k - (k - 1) / d * d;
-                assert!(last >= (kc / 4).min(k) || last == d, "{k} {kc} {d} {last}");
-            }
-        }
-    }
-
     use super::*;
 
     #[test]
@@ -142,5 +118,27 @@ mod tests {
         );
         // The floor rounds up to the tile: 4096 / 4 = 1024 f32 elements, 12 rows a tile.
         assert_eq!(Blocking::derive(12, 4, 4, CacheInfo::DEFAULT).mc, 1032);
+    }
+
+    #[test]
+    fn a_short_last_k_block_is_spread_over_the_others() {
+        assert_eq!(depth(1024, 336), 342); // 342 + 342 + 340
+        assert_eq!(depth(700, 336), 350);
+        assert_eq!(depth(337, 336), 337); // one block
+        assert_eq!(depth(672, 336), 336); // no remainder
+        assert_eq!(depth(420, 336), 336); // 84: a quarter, kept
+        assert_eq!(depth(419, 336), 419);
+        assert_eq!(depth(100, 336), 100);
+        assert_eq!((depth(0, 336), depth(5, 0)), (1, 1));
+        // Never more than 1.25 KC, and the blocks then cover k with a last one no
+        // shorter than a quarter of the target.
+        for kc in [1, 2, 3, 8, 64, 336] {
+            for k in 1..4 * kc + 9 {
+                let d = depth(k, kc);
+                assert!(d <= kc + kc / 4 && d <= k.max(1), "{k} {kc} {d}");
+                let last = k - (k - 1) / d * d;
+                assert!(last >= (kc / 4).min(k) || last == d, "{k} {kc} {d} {last}");
+            }
+        }
     }
 }

@@ -407,10 +407,9 @@ pub(crate) unsafe fn tile<
 
 /// `$name`: a [`Kernel`] constant for element `$t`, running [`tile`] with
 /// vector `$v` (`$mv` vectors tall, `$nr` wide; the edge kernels `$eh` vectors
-/// tall or `$ew` wide)
-/// inside a function compiled with `$features` (none for the portable tier), and
-/// the direct path
-/// (`super::direct::direct`) on blocks of `$dr` rows by `$dw` vectors.
+/// tall or `$ew` wide) inside a function compiled with `$features` (none for the
+/// portable tier), and the direct path (`super::direct::direct`) on blocks of `$dr`
+/// rows by `$dw` vectors.
 ///
 /// The constant is handed out only by [`super::GemmElement`]'s kernel lookup, which
 /// checks that the CPU has the tier first.
