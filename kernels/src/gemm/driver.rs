@@ -69,6 +69,18 @@ pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
 /// 32 MiB 1.14-1.22x, 64 MiB 1.15x; `(1024 x 256) . (256 x 16)` (2 MiB) 0.83-0.92x.
 pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
 
+/// The narrow form is taken when the packed `m x KC` block of A fits in L2, or when
+/// the blocks of all the threads (each packs its own) take at most
+/// `L3 / NARROW_L3_PART`: the kernel then streams A from L3 with each B panel in L1,
+/// as the blocked form does with its A block (a page of rows at least, already
+/// past L2), without packing all of B's block first and with one pool call per
+/// k-block instead of two. Measured (AVX2 f64, squares, row-major, paired medians
+/// of 11 interleaved rounds, the narrow form forced against the blocked default,
+/// two runs each): one thread n = 384-1536 1.01-1.09x, 2048 0.98-1.00x; two
+/// threads n = 384 1.11-1.14x, 512 1.01-1.20x (five runs), 768 1.13-1.16x, 1024
+/// 1.05-1.14x, 1536 1.06-1.08x, 2048 1.07-1.09x.
+pub(crate) const NARROW_L3_PART: usize = 4;
+
 /// In the narrow form, a full B panel whose columns are contiguous along k is read
 /// where it lies (`kernel::BColsFn`), not packed, when A's block has at most this
 /// many panels: packing it then costs a pass as long as its few tiles' arithmetic.
@@ -217,7 +229,9 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     let bands_per_thread = tuning.bands_per_thread.unwrap_or(BANDS_PER_THREAD);
     let cache = crate::cache_info();
     let a_block = m.next_multiple_of(mr) * blk.kc * size_of::<T>();
-    let narrow = tuning.narrow.unwrap_or(a_block <= cache.l2);
+    let narrow = tuning
+        .narrow
+        .unwrap_or(a_block <= cache.l2 || a_block * threads <= cache.l3 / NARROW_L3_PART);
     // The kernels prefetch what is packed next when it comes from memory: the
     // operand streamed once (B in the narrow form, A in the blocked one) is at least
     // half of L3 (`PREFETCH_MIN_L3_PART`).
