@@ -77,7 +77,7 @@ pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
 /// k-block instead of two. Measured (AVX2 f64, squares, row-major, paired medians
 /// of 11 interleaved rounds, the narrow form forced against the blocked default,
 /// two runs each): one thread n = 384-1536 1.01-1.09x, 2048 0.98-1.00x; two
-/// threads n = 384 1.11-1.14x, 512 1.01-1.20x (five runs), 768 1.13-1.16x, 1024
+/// threads n = 384 1.11-1.14x, 512 1.01-1.20x (six runs), 768 1.13-1.16x, 1024
 /// 1.05-1.14x, 1536 1.06-1.08x, 2048 1.07-1.09x.
 pub(crate) const NARROW_L3_PART: usize = 4;
 
