@@ -42,6 +42,23 @@ fn time(f: &mut dyn FnMut(), flops: f64) -> f64 {
 /// The thread count of this run (for [`time`]'s pause).
 static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
 
+/// Element `i` (in storage order) of operand `s`: small integers, so every sum of
+/// products is exact and the libraries' results can be compared bit for bit.
+fn val<T: ndsimd::Element>(i: usize, s: usize) -> T {
+    T::from_f64((((i * 7 + s) % 7) as f64) - 3.0).unwrap()
+}
+
+/// Operand `s` of `shape`, filled by [`val`], on ndsimd's own allocation (64-byte
+/// aligned, as faer's; ndarray's is a `Vec`): on a caller's `Vec`, whose alignment
+/// is the allocator's, the direct path's row loads split cache lines.
+fn filled<T: ndsimd::Element>(shape: &[usize], s: usize) -> ndsimd::Array<T> {
+    let mut x = ndsimd::Array::from_elem(shape, T::zero());
+    for (i, v) in x.as_slice_mut().unwrap().iter_mut().enumerate() {
+        *v = val(i, s);
+    }
+    x
+}
+
 /// `(m x k) . (k x n)`, B stored as it is (`k x n`, row-major) or, with `bt`, as
 /// its transpose (`n x k`, row-major: the product `a . bt^T`).
 fn case<T>(
@@ -54,22 +71,12 @@ fn case<T>(
     T: ndsimd::Element + faer::traits::ComplexField + ndarray::LinalgScalar + Blas + Copy,
 {
     let flops = 2.0 * (m * k * n) as f64;
-    let val = |i: usize, s: usize| T::from_f64((((i * 7 + s) % 7) as f64) - 3.0).unwrap();
-    // Each library's operands on its own allocation (ours 64-byte aligned, as faer's;
-    // ndarray's a `Vec`): on a caller's `Vec`, whose alignment is the allocator's,
-    // the direct path's row loads split cache lines.
-    let filled = |shape: [usize; 2], s: usize| {
-        let mut x = ndsimd::Array::from_elem(&shape, T::zero());
-        for (i, v) in x.as_slice_mut().unwrap().iter_mut().enumerate() {
-            *v = val(i, s);
-        }
-        x
-    };
+    let val = val::<T>;
     // B's element (p, j) by where it is stored.
     let bval = |p: usize, j: usize| val(if bt { j * k + p } else { p * n + j }, 2);
     let (a, b) = (
-        filled([m, k], 1),
-        filled(if bt { [n, k] } else { [k, n] }, 2),
+        filled::<T>(&[m, k], 1),
+        filled::<T>(&if bt { [n, k] } else { [k, n] }, 2),
     );
     let b_op = if bt { b.t() } else { b.view() };
     let mut c = ndsimd::Array::<T>::zeros(&[m, n]);
@@ -198,14 +205,7 @@ fn paired(t: &[Vec<f64>]) -> (f64, f64, f64) {
 /// Our matvec (1024²) and `vdot` (2^20) against OpenBLAS's `dgemv` and `ddot`, the
 /// issue's two vector rows, interleaved as [`case`]; GFLOP/s.
 fn vector_cases(ob: &OpenBlas, threads: usize, rounds: usize) {
-    let val = |i: usize, s: usize| (((i * 7 + s) % 7) as f64) - 3.0;
-    let filled = |shape: &[usize], s: usize| {
-        let mut x = ndsimd::Array::from_elem(shape, 0.0);
-        for (i, v) in x.as_slice_mut().unwrap().iter_mut().enumerate() {
-            *v = val(i, s);
-        }
-        x
-    };
+    let filled = filled::<f64>;
     let n = 1024;
     let (a, x) = (filled(&[n, n], 1), filled(&[n], 2));
     let (mut y, mut yb) = (

@@ -378,16 +378,17 @@ pub(crate) unsafe fn tile<
             cj.wrapping_add(H * V::N - 1).cast(),
         );
     }
-    // Four steps per trip: the loop overhead is paid once per 4 * MV * NR FMAs.
+    // Four steps per trip: the loop overhead is paid once per 4 * H * W FMAs.
     const U: usize = 4;
+    // A's panel is `MV` vectors a step, whatever `H` reads of it.
+    let panels = (a, MV * V::N, b, b_step, b_cs);
     if ahead.from == ahead.to {
         // Nothing to ask for: no plan to walk (its setup divides, a few percent of a
         // short k-loop).
-        k_loop_with::<V, H, W, U>(&mut acc, kc, (a, MV * V::N, b, b_step, b_cs), || {});
+        k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || {});
     } else {
         let mut walk = Walk::new(ahead, kc / U);
-        let plan = (a, MV * V::N, b, b_step, b_cs);
-        k_loop_with::<V, H, W, U>(&mut acc, kc, plan, || walk.trip(prefetch));
+        k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || walk.trip(prefetch));
     }
     let alpha = V::splat(alpha);
     let beta = beta.map(|b| V::splat(b));
