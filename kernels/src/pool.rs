@@ -125,8 +125,8 @@ impl Run {
         self.end.store(end, Ordering::Relaxed);
     }
 
-    /// Claims and runs chunks of this run until none is left.
-    fn drain(&self, f: &(dyn Fn(usize) + Sync)) {
+    /// Claims and runs chunks of this run until none is left, as participant `me`.
+    fn drain(&self, f: &(dyn Fn(usize, usize) + Sync), me: usize) {
         let end = self.end.load(Ordering::Relaxed);
         // A load first, so an exhausted run costs no write to its owner's line.
         while self.next.load(Ordering::Relaxed) < end {
@@ -134,7 +134,7 @@ impl Run {
             if i >= end {
                 return;
             }
-            f(i);
+            f(i, me);
         }
     }
 }
@@ -154,7 +154,8 @@ struct Slot {
 
 /// A job: lives on the caller's stack for the duration of [`run`].
 struct Job<'a> {
-    f: &'a (dyn Fn(usize) + Sync),
+    /// Chunk, participant.
+    f: &'a (dyn Fn(usize, usize) + Sync),
     /// Participants: the caller (0) and helpers `0..helpers` (1..=helpers).
     helpers: usize,
     /// The caller's own run.
@@ -192,7 +193,7 @@ impl Job<'_> {
         // A run's counter only grows, so one pass over all runs claims every chunk.
         for k in 0..n {
             let p = if me + k < n { me + k } else { me + k - n };
-            self.run_of(p).drain(self.f);
+            self.run_of(p).drain(self.f, me);
         }
     }
 }
@@ -380,6 +381,21 @@ pub fn parked_helpers() -> usize {
 /// If `f` panics, the remaining chunks still run (on the pool; an inline run stops at
 /// the panic), then the first panic's payload is resumed on the caller.
 pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+    run_indexed(chunks, &|i, _| f(i));
+}
+
+/// [`run`], with `f` also told which participant runs the chunk: `f(i, Some(p))`,
+/// where `p` is 0 on the calling thread and `1..` on the helpers. `p` is smaller than
+/// `current_num_threads().min(chunks)` (at least 1), and no two chunks running at
+/// the same time get the same `p`; so a caller can hand each participant its own
+/// part of a buffer it allocated once, instead of each thread growing its own the
+/// first time the (dynamic) schedule gives it a chunk. With the `rayon` feature
+/// `p` is `None`: rayon's threads have no such numbering.
+///
+/// # Panics
+///
+/// As [`run`].
+pub fn run_indexed(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
     let want = current_num_threads().min(chunks);
     // A run counter overshoots its end by at most one claim per participant and pass.
     if want <= 1 || chunks > usize::MAX / 2 {
@@ -405,7 +421,7 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
     let n = helpers + 1;
     let bounds = |p: usize| chunks / n * p + p.min(chunks % n);
     let job = Job {
-        f,
+        f: &|i, p| f(i, Some(p)),
         helpers,
         run: CachePadded::new(Run::new()),
         panic: Mutex::new(None),
@@ -444,23 +460,23 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
 /// nested runs stay inline exactly as on the own pool. rayon re-raises a task's
 /// panic on the caller once the other tasks are done.
 #[cfg(feature = "rayon")]
-fn run_rayon(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+fn run_rayon(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
     use rayon::prelude::*;
     (0..chunks).into_par_iter().with_max_len(1).for_each(|i| {
         let _in_job = InJob::enter();
-        f(i);
+        f(i, None);
     });
 }
 
 #[cfg(not(feature = "rayon"))]
-fn run_rayon(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+fn run_rayon(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
     run_inline(chunks, f);
 }
 
-fn run_inline(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+fn run_inline(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
     let _in_job = InJob::enter();
     for i in 0..chunks {
-        f(i);
+        f(i, Some(0));
     }
 }
 

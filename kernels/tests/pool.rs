@@ -15,8 +15,8 @@ use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
 
 use ndsimd_kernels::pool::{
-    current_num_threads, num_threads, parked_helpers, run, set_num_threads, set_spin_micros,
-    spawned_helpers, spin_micros, with_threads,
+    current_num_threads, num_threads, parked_helpers, run, run_indexed, set_num_threads,
+    set_spin_micros, spawned_helpers, spin_micros, with_threads,
 };
 
 static LOCK: Mutex<()> = Mutex::new(());
@@ -220,6 +220,65 @@ fn stress_from_several_user_threads() {
     });
     assert_eq!(jobs.into_inner(), 10_000);
     assert_eq!(failures.into_inner(), 0);
+}
+
+/// Runs `chunks` chunks with `run_indexed` and returns, per chunk, the participant
+/// index and the thread that ran it.
+fn indexed(chunks: usize, wait_for: usize) -> Vec<(Option<usize>, ThreadId)> {
+    let seen = Mutex::new(vec![None; chunks]);
+    let started = AtomicUsize::new(0);
+    run_indexed(chunks, &|i, p| {
+        seen.lock().unwrap()[i] = Some((p, thread::current().id()));
+        started.fetch_add(1, Ordering::SeqCst);
+        let t0 = Instant::now();
+        while started.load(Ordering::SeqCst) < wait_for {
+            assert!(t0.elapsed() < PATIENCE, "participants did not come");
+            thread::yield_now();
+        }
+    });
+    seen.into_inner()
+        .unwrap()
+        .into_iter()
+        .map(Option::unwrap)
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    feature = "rayon",
+    ignore = "rayon's threads have no participant index"
+)]
+fn run_indexed_numbers_participants() {
+    let _g = setup();
+    let me = thread::current().id();
+    // Every participant shows up (each chunk waits for all three to start).
+    let all = indexed(3, 3);
+    let ps: HashSet<_> = all.iter().map(|&(p, _)| p.unwrap()).collect();
+    assert_eq!(ps, HashSet::from([0, 1, 2]));
+    let mut rng = Rng(0xC0FFEE);
+    for _ in 0..300 {
+        let chunks = 1 + rng.below(40) as usize;
+        let seen = indexed(chunks, 1);
+        let bound = chunks.min(3);
+        for &(p, t) in &seen {
+            let p = p.unwrap();
+            assert!(p < bound, "participant {p} with {chunks} chunks");
+            // One thread per index, one index per thread; the caller is 0.
+            assert_eq!(t == me, p == 0, "chunks {chunks}: {seen:?}");
+            for &(q, u) in &seen {
+                assert_eq!(p == q.unwrap(), t == u, "chunks {chunks}: {seen:?}");
+            }
+        }
+    }
+    // Serial runs: everything on the caller, as participant 0.
+    let serial = with_threads(1, || indexed(7, 1));
+    assert!(serial.iter().all(|&(p, t)| p == Some(0) && t == me));
+    // Nested: inline on the outer chunk's thread, as its participant 0.
+    run_indexed(4, &|_, _| {
+        let outer = thread::current().id();
+        let inner = indexed(5, 1);
+        assert!(inner.iter().all(|&(p, t)| p == Some(0) && t == outer));
+    });
 }
 
 #[test]

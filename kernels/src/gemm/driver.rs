@@ -5,8 +5,8 @@
 //! scratch (in parallel: each worker packs a share of its panels), then the `MC` loop
 //! runs, cut into bands of whole tiles (by rows, or by columns when there are too
 //! few rows; [`BANDS_PER_THREAD`] bands per worker, balanced by the pool's
-//! stealing), each worker packing the A blocks of its bands into its own scratch
-//! and sweeping its tiles `jr` outer, `ir` inner, so that one B panel stays in L1
+//! stealing), each worker packing the A blocks of its bands into its own slot of
+//! the caller's scratch (so only the caller allocates) and sweeping its tiles `jr` outer, `ir` inner, so that one B panel stays in L1
 //! while the A block streams from L2. Workers synchronise only on work done:
 //! [`pool::run`] returns when every chunk has run.
 //!
@@ -177,7 +177,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         let kc = block::depth(k, tuning.kc.unwrap_or(derived.kc));
         let blocks = m.div_ceil(dr);
         let chunks = bands(blocks, threads, 1);
-        fan_out(threads, chunks, &|q| {
+        fan_out(threads, chunks, &|q, _| {
             let rows = share(blocks, chunks, q);
             let (i0, i1) = (rows.start * dr, (rows.end * dr).min(m));
             for pc in (0..k).step_by(kc) {
@@ -254,64 +254,85 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         let product = PRODUCTS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
         let n_tiles = n.div_ceil(nr);
         let bands = bands(n_tiles, threads, bands_per_thread);
-        for pc in (0..k).step_by(blk.kc) {
-            let kcb = blk.kc.min(k - pc);
-            let beta = if pc == 0 { beta } else { T::ONE };
-            fan_out(threads, bands, &|q| {
-                let cols = share(n_tiles, bands, q);
-                // SAFETY: each chunk writes the columns of C in its own panels; the
-                // rest is the caller's promise.
-                unsafe { nest.narrow_band(product, b, n, (pc, kcb), cols, beta) };
-            });
-        }
+        scratch::with(&scratch::PARTS, |buf| {
+            let slots = buf.slots::<T>(threads, nest.narrow_len(blk.kc));
+            for pc in (0..k).step_by(blk.kc) {
+                let kcb = blk.kc.min(k - pc);
+                let beta = if pc == 0 { beta } else { T::ONE };
+                fan_out(threads, bands, &|q, p| {
+                    let cols = share(n_tiles, bands, q);
+                    // SAFETY: each chunk writes the columns of C in its own panels;
+                    // participant `p`'s slot holds `narrow_len(kc)` elements and is
+                    // used by this thread alone while it runs; the rest is the
+                    // caller's promise.
+                    unsafe { nest.narrow_band(product, b, n, (pc, kcb), cols, beta, slots.get(p)) };
+                });
+            }
+        });
         return;
     }
     scratch::with(&scratch::PACK_B, |buf| {
         let bbuf = Shared(buf.elements::<T>(blk.kc * blk.nc));
-        for jc in (0..n).step_by(blk.nc) {
-            let ncb = blk.nc.min(n - jc);
-            let b_panels = ncb.div_ceil(nr);
-            for pc in (0..k).step_by(blk.kc) {
-                let kcb = blk.kc.min(k - pc);
-                let beta = if pc == 0 { beta } else { T::ONE };
-                let src = Src {
-                    ptr: b.at(pc, jc),
-                    along: b.cs,
-                    step: b.rs,
-                };
-                fan_out(threads, threads, &|q| {
-                    let panels = share(b_panels, threads, q);
-                    // SAFETY: the buffer holds `kc * nc >= b_panels * nr * kcb`
-                    // elements; this chunk writes only its own panels; the source is
-                    // the `kcb x ncb` block of B at `(pc, jc)`, inside B.
-                    unsafe { pack::block(bbuf.ptr(), src, ncb, nr, kcb, panels) };
-                });
-                // Split into bands of whole tiles: by rows when there are enough.
-                let (m_tiles, n_tiles) = (m.div_ceil(mr), b_panels);
-                let by_rows = m_tiles >= n_tiles || m_tiles >= 4 * threads;
-                let bands = bands(
-                    if by_rows { m_tiles } else { n_tiles },
-                    threads,
-                    bands_per_thread,
-                );
-                let band_rows = |q: usize| {
-                    let t = share(m_tiles, bands, q);
-                    t.start * mr..(t.end * mr).min(m)
-                };
-                fan_out(threads, bands, &|q| {
-                    let (rows, cols, then) = if by_rows {
-                        let then = (q + 1 < bands).then(|| band_rows(q + 1));
-                        (band_rows(q), 0..b_panels, then)
-                    } else {
-                        (0..m, share(n_tiles, bands, q), None)
+        scratch::with(&scratch::PARTS, |parts| {
+            let slots = parts.slots::<T>(threads, blk.mc * blk.kc + TILE_MAX);
+            for jc in (0..n).step_by(blk.nc) {
+                let ncb = blk.nc.min(n - jc);
+                let b_panels = ncb.div_ceil(nr);
+                for pc in (0..k).step_by(blk.kc) {
+                    let kcb = blk.kc.min(k - pc);
+                    let beta = if pc == 0 { beta } else { T::ONE };
+                    let src = Src {
+                        ptr: b.at(pc, jc),
+                        along: b.cs,
+                        step: b.rs,
                     };
-                    // SAFETY: B's block is packed (the fan-out above has returned);
-                    // this band's tiles of C are touched by this chunk only; the rest
-                    // is the caller's promise.
-                    unsafe { nest.band(bbuf.ptr(), (pc, kcb), (jc, ncb), rows, cols, beta, then) };
-                });
+                    fan_out(threads, threads, &|q, _| {
+                        let panels = share(b_panels, threads, q);
+                        // SAFETY: the buffer holds `kc * nc >= b_panels * nr * kcb`
+                        // elements; this chunk writes only its own panels; the source is
+                        // the `kcb x ncb` block of B at `(pc, jc)`, inside B.
+                        unsafe { pack::block(bbuf.ptr(), src, ncb, nr, kcb, panels) };
+                    });
+                    // Split into bands of whole tiles: by rows when there are enough.
+                    let (m_tiles, n_tiles) = (m.div_ceil(mr), b_panels);
+                    let by_rows = m_tiles >= n_tiles || m_tiles >= 4 * threads;
+                    let bands = bands(
+                        if by_rows { m_tiles } else { n_tiles },
+                        threads,
+                        bands_per_thread,
+                    );
+                    let band_rows = |q: usize| {
+                        let t = share(m_tiles, bands, q);
+                        t.start * mr..(t.end * mr).min(m)
+                    };
+                    fan_out(threads, bands, &|q, p| {
+                        let (rows, cols, then) = if by_rows {
+                            let then = (q + 1 < bands).then(|| band_rows(q + 1));
+                            (band_rows(q), 0..b_panels, then)
+                        } else {
+                            (0..m, share(n_tiles, bands, q), None)
+                        };
+                        // SAFETY: B's block is packed (the fan-out above has returned);
+                        // this band's tiles of C are touched by this chunk only;
+                        // participant `p`'s slot holds `mc * kc + TILE_MAX` elements and
+                        // is used by this thread alone while it runs; the rest is the
+                        // caller's promise.
+                        unsafe {
+                            nest.band(
+                                bbuf.ptr(),
+                                (pc, kcb),
+                                (jc, ncb),
+                                rows,
+                                cols,
+                                beta,
+                                then,
+                                slots.get(p),
+                            )
+                        };
+                    });
+                }
             }
-        }
+        });
     });
 }
 
@@ -363,10 +384,13 @@ impl<T: GemmElement> Nest<T> {
     /// (`kcb` deep from `pc`, `ncb` wide from `jc`): packs A's blocks of the band and
     /// runs every tile. Each block's kernels prefetch the source of the next one: the
     /// band's next, or after its last, the first block of `then` (the rows of the
-    /// band this thread most likely runs next).
+    /// band this thread most likely runs next). The A block is packed into `slot`
+    /// (or, without one, into this thread's own buffer).
     ///
     /// # Safety
-    /// `bpack` holds the packed B block; no other thread touches these tiles of C.
+    /// `bpack` holds the packed B block; no other thread touches these tiles of C;
+    /// `slot`, when given, holds `mc * kc + TILE_MAX` elements that no other thread
+    /// uses meanwhile.
     #[allow(clippy::too_many_arguments)]
     unsafe fn band(
         &self,
@@ -377,15 +401,15 @@ impl<T: GemmElement> Nest<T> {
         cols: core::ops::Range<usize>,
         beta: T,
         then: Option<core::ops::Range<usize>>,
+        slot: Option<*mut T>,
     ) {
         let (mr, nr) = (self.kern.mr, self.kern.nr);
         debug_assert!(self.m >= rows.end && mr * nr <= TILE_MAX);
-        scratch::with(&scratch::PACK_A, |buf| {
-            // The packed A block, then the stack-free edge tile: zeroing a tile on the
-            // stack per call cost a quarter of the instructions of a batch of 16x16
-            // products (callgrind).
-            let a_len = self.blk.mc * kcb;
-            let apack = buf.elements::<T>(a_len + TILE_MAX);
+        // The packed A block, then the stack-free edge tile: zeroing a tile on the
+        // stack per call cost a quarter of the instructions of a batch of 16x16
+        // products (callgrind).
+        let a_len = self.blk.mc * kcb;
+        scratch::slot_or(slot, &scratch::PACK_A, a_len + TILE_MAX, |apack, _| {
             let tile = apack.wrapping_add(a_len);
             for ic in rows.clone().step_by(self.blk.mc) {
                 let mcb = self.blk.mc.min(rows.end - ic);
@@ -542,6 +566,13 @@ impl<T: GemmElement> Nest<T> {
         }
     }
 
+    /// The elements the narrow form packs into for a k-block `kcb` deep: A's whole
+    /// block, one panel of B, an edge tile.
+    fn narrow_len(&self, kcb: usize) -> usize {
+        let (mr, nr) = (self.kern.mr, self.kern.nr);
+        self.m.div_ceil(mr) * mr * kcb + nr * kcb + TILE_MAX
+    }
+
     /// The narrow form, for products whose whole `m x KC` block of A fits in L2: that
     /// block packed into this thread's scratch (once per product and k-block, however
     /// many bands the thread runs), then each panel `jr` in `cols` of B (`NR` columns,
@@ -559,8 +590,12 @@ impl<T: GemmElement> Nest<T> {
     /// `4096 x 256 x 1024` 1.06-1.10 / 1.15-1.17, `2048 x 2048 x 16` 1.12 / 1.62,
     /// `2000 x 2000 x 50` 1.03 / 1.05, squares 128-512 1.00-1.04 / 0.98-1.04.
     ///
+    /// The packing goes to `slot` (or, without one, this thread's own buffer).
+    ///
     /// # Safety
-    /// No other thread touches these columns of C; the CPU has the kernel's tier.
+    /// No other thread touches these columns of C; the CPU has the kernel's tier;
+    /// `slot`, when given, holds [`Nest::narrow_len`]`(kcb)` elements that no other
+    /// thread uses meanwhile.
     #[allow(clippy::too_many_arguments)]
     unsafe fn narrow_band(
         &self,
@@ -570,17 +605,18 @@ impl<T: GemmElement> Nest<T> {
         (pc, kcb): (usize, usize),
         cols: core::ops::Range<usize>,
         beta: T,
+        slot: Option<*mut T>,
     ) {
         let (mr, nr) = (self.kern.mr, self.kern.nr);
         let a_panels = self.m.div_ceil(mr);
-        scratch::with(&scratch::PACK_NARROW, |buf| {
-            let a_len = a_panels * mr * kcb;
-            let apack = buf.elements::<T>(a_len + nr * kcb + TILE_MAX);
+        let a_len = a_panels * mr * kcb;
+        let need = self.narrow_len(kcb);
+        scratch::slot_or(slot, &scratch::PACK_NARROW, need, |apack, holds| {
             let bpanel = apack.wrapping_add(a_len);
             let tile = bpanel.wrapping_add(nr * kcb);
             // A thread packs A's block once per product and k-block, whatever number
             // of bands it runs (a band per chunk would pack it again each time).
-            if buf.holds != Some((product, pc)) {
+            if *holds != Some((product, pc)) {
                 let src = Src {
                     ptr: self.a.at(0, pc),
                     along: self.a.rs,
@@ -589,7 +625,7 @@ impl<T: GemmElement> Nest<T> {
                 // SAFETY: `apack` holds `a_panels * mr * kcb` elements; the source is
                 // the `m x kcb` block of A at `(0, pc)`, inside A.
                 unsafe { pack::block(apack, src, self.m, mr, kcb, 0..a_panels) };
-                buf.holds = Some((product, pc));
+                *holds = Some((product, pc));
             }
             for jr in cols.clone() {
                 let j0 = jr * nr;
@@ -687,14 +723,16 @@ unsafe fn scale<T: GemmElement>(m: usize, n: usize, beta: T, c: RawMut<T>) {
     }
 }
 
-/// Runs `f(0..chunks)`: in order on the calling thread when `threads <= 1`, else
-/// on the pool with at most `threads` workers (each starts on its own run of
-/// chunks and steals from the others' when done).
-fn fan_out(threads: usize, chunks: usize, f: &(dyn Fn(usize) + Sync)) {
+/// Runs `f(q, p)` for `q` in `0..chunks`: in order on the calling thread when
+/// `threads <= 1`, else on the pool with at most `threads` workers (each starts on
+/// its own run of chunks and steals from the others' when done). `p` is the index of
+/// the participant running the chunk, below `threads` ([`pool::run_indexed`]):
+/// `Some(0)` when serial, `None` under rayon.
+fn fan_out(threads: usize, chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
     if threads <= 1 {
-        (0..chunks).for_each(f);
+        (0..chunks).for_each(|q| f(q, Some(0)));
     } else {
-        pool::with_threads(threads, || pool::run(chunks, f));
+        pool::with_threads(threads, || pool::run_indexed(chunks, f));
     }
 }
 

@@ -1,6 +1,13 @@
 //! Packing scratch: a growable, 64-byte aligned buffer per thread, reused from one
 //! product to the next, so a product allocates only when it needs more than any
 //! product before it on that thread.
+//!
+//! What the workers of a parallel product pack for themselves lives in one buffer of
+//! the calling thread, a [`Slots`] part per participant of the pool's job, so that
+//! only the caller ever allocates, and only when its product needs more than any
+//! before it. Were each worker to grow its own buffer, it would do so the first time
+//! the pool's dynamic schedule gave it a chunk of such a product, which can be any
+//! later call (a helper that wakes late finds its chunks taken).
 
 use std::alloc::{self, Layout};
 use std::cell::RefCell;
@@ -52,6 +59,24 @@ impl AlignedBuf {
         self.ptr.as_ptr().cast()
     }
 
+    /// `parts` slots of at least `per` elements of `T` each, every one starting on
+    /// its own page, growing the buffer if needed (as [`AlignedBuf::elements`]).
+    pub(crate) fn slots<T: GemmElement>(&mut self, parts: usize, per: usize) -> Slots<T> {
+        let stride = per
+            .checked_mul(size_of::<T>())
+            .expect("gemm scratch size overflows usize")
+            .next_multiple_of(4096)
+            / size_of::<T>();
+        let total = stride
+            .checked_mul(parts)
+            .expect("gemm scratch size overflows usize");
+        Slots {
+            base: self.elements::<T>(total),
+            stride,
+            parts,
+        }
+    }
+
     fn release(&mut self) {
         if self.bytes > 0 {
             // SAFETY: `ptr` was allocated in `elements` with exactly this layout (the
@@ -74,12 +99,64 @@ impl Drop for AlignedBuf {
     }
 }
 
+/// A buffer cut into one slot per participant of a pool job
+/// ([`crate::pool::run_indexed`]); see the module's comment.
+pub(crate) struct Slots<T> {
+    base: *mut T,
+    stride: usize,
+    parts: usize,
+}
+
+// SAFETY: the slots are disjoint parts of one buffer; a participant writes only its
+// own (`get` with its index), and the pool runs one participant per index at a time.
+unsafe impl<T: Send> Sync for Slots<T> {}
+
+impl<T> Slots<T> {
+    /// Participant `p`'s slot, or `None` when the job gave no index (rayon).
+    pub(crate) fn get(&self, p: Option<usize>) -> Option<*mut T> {
+        p.map(|p| {
+            assert!(p < self.parts, "participant {p} of {}", self.parts);
+            self.base.wrapping_add(p * self.stride)
+        })
+    }
+}
+
+/// Runs `f` with `n` elements of scratch and what they hold (see
+/// [`AlignedBuf::holds`]): the participant's slot `slot` when there is one (its
+/// holds kept by this thread, which is the same participant for the whole product),
+/// else this thread's own buffer `key`.
+pub(crate) fn slot_or<T: GemmElement, R>(
+    slot: Option<*mut T>,
+    key: &'static LocalKey<RefCell<AlignedBuf>>,
+    n: usize,
+    f: impl FnOnce(*mut T, &mut Option<(u64, usize)>) -> R,
+) -> R {
+    match slot {
+        Some(p) => SLOT_HOLDS.with(|h| {
+            let mut holds = h.get();
+            let r = f(p, &mut holds);
+            h.set(holds);
+            r
+        }),
+        None => with(key, |buf| {
+            let p = buf.elements::<T>(n);
+            f(p, &mut buf.holds)
+        }),
+    }
+}
+
 thread_local! {
-    /// Packed panels of A: each worker packs its own.
+    /// What this thread's slot of the current product holds, as [`AlignedBuf::holds`]
+    /// (products are numbered, so a stale entry never matches a later product).
+    static SLOT_HOLDS: core::cell::Cell<Option<(u64, usize)>> = const { core::cell::Cell::new(None) };
+    /// The calling thread's [`Slots`] for the participants of its products.
+    pub(crate) static PARTS: RefCell<AlignedBuf> = const { RefCell::new(AlignedBuf::new()) };
+    /// Packed panels of A, when a worker has no slot of [`PARTS`] (rayon's threads).
     pub(crate) static PACK_A: RefCell<AlignedBuf> = const { RefCell::new(AlignedBuf::new()) };
     /// Packed panels of B: the calling thread's, shared with the workers.
     pub(crate) static PACK_B: RefCell<AlignedBuf> = const { RefCell::new(AlignedBuf::new()) };
-    /// The narrow form's A block and B panel (its only user, so `holds` stays true).
+    /// The narrow form's A block and B panel, when a worker has no slot of [`PARTS`]
+    /// (rayon's threads); its only user, so `holds` stays true.
     pub(crate) static PACK_NARROW: RefCell<AlignedBuf> = const { RefCell::new(AlignedBuf::new()) };
 }
 
@@ -93,4 +170,63 @@ pub(crate) fn with<R>(
         Ok(mut buf) => f(&mut buf),
         Err(_) => f(&mut AlignedBuf::new()),
     })
+}
+
+#[cfg(all(test, not(feature = "rayon")))]
+mod tests {
+    use super::*;
+    use crate::gemm::{gemm_tuned, MatMut, MatRef, Tuning};
+    use crate::pool;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn own_bytes() -> usize {
+        let bytes = |key: &'static LocalKey<RefCell<AlignedBuf>>| key.with(|b| b.borrow().bytes);
+        bytes(&PACK_A) + bytes(&PACK_NARROW)
+    }
+
+    /// The workers of a parallel product pack into the caller's slots: no thread
+    /// that runs a chunk grows a buffer of its own (which it would do whenever the
+    /// schedule first gave it a chunk, so an allocation in any later call).
+    #[test]
+    fn workers_pack_into_the_callers_slots() {
+        if pool::num_threads() < 2 {
+            pool::set_num_threads(2);
+        }
+        let tier = crate::active_tier();
+        let (m, k, n) = (200, 300, 100);
+        let a: Vec<f64> = (0..m * k).map(|i| (i % 7) as f64).collect();
+        let b: Vec<f64> = (0..k * n).map(|i| (i % 5) as f64).collect();
+        let mut c = vec![0.0; m * n];
+        for narrow in [true, false] {
+            let tuning = Tuning {
+                small_path: Some(false),
+                direct_path: Some(false),
+                parallel_min: Some(0),
+                kc: Some(64),
+                narrow: Some(narrow),
+                ..Tuning::default()
+            };
+            gemm_tuned(
+                tier,
+                &tuning,
+                1.0,
+                MatRef::new(&a, 0, m, k, k as isize, 1).unwrap(),
+                MatRef::new(&b, 0, k, n, n as isize, 1).unwrap(),
+                0.0,
+                MatMut::new(&mut c, 0, m, n, n as isize, 1).unwrap(),
+                2,
+            )
+            .unwrap();
+        }
+        assert!(PARTS.with(|b| b.borrow().bytes) > 0, "the caller's slots");
+        let grown = AtomicUsize::new(own_bytes());
+        pool::run(64, &|_| {
+            grown.fetch_max(own_bytes(), Ordering::Relaxed);
+        });
+        assert_eq!(
+            grown.into_inner(),
+            0,
+            "a thread grew its own packing buffer"
+        );
+    }
 }
