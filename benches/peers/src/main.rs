@@ -14,6 +14,8 @@
 //!     NDSIMD_NUM_THREADS=1 MATMUL_NUM_THREADS=1 RAYON_NUM_THREADS=1 cargo run --release
 //!     NDSIMD_NUM_THREADS=2 MATMUL_NUM_THREADS=2 RAYON_NUM_THREADS=2 cargo run --release
 //!
+//! `PEERS_SQUARES=64,128` runs only those square products.
+//!
 //! The thread count comes from `NDSIMD_NUM_THREADS`; faer gets `Par::rayon(n)`,
 //! matrixmultiply reads `MATMUL_NUM_THREADS` itself, OpenBLAS `OPENBLAS_NUM_THREADS`
 //! (set to the same count unless given). Without NumPy's OpenBLAS (or
@@ -270,7 +272,14 @@ fn main() {
     }
     let ob = ob.as_ref();
     let rounds = 7;
-    for n in [64, 128, 256, 512, 1024] {
+    // `PEERS_SQUARES=64,128`: only those square products, nothing else.
+    if let Ok(list) = std::env::var("PEERS_SQUARES") {
+        for n in list.split(',').filter_map(|v| v.trim().parse().ok()) {
+            case::<f64>(ob, (n, n, n), false, threads, rounds);
+        }
+        return;
+    }
+    for n in [64, 128, 256, 512, 1024, 2048] {
         case::<f64>(ob, (n, n, n), false, threads, rounds);
     }
     case::<f32>(ob, (1024, 1024, 1024), false, threads, rounds);

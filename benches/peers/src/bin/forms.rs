@@ -15,7 +15,8 @@
 //! forced, as `blocked:mc=2048:kc=128`; or one of these with `-nopf` or `-pf`
 //! after it, with the kernels' prefetch of the next panel forced off or on, or
 //! `-packb` or `-inb`, with the narrow form's B panels always packed or always read
-//! in place when their columns run along k. `(M x K) . (K x N)`; with `FORMS_BT=1`
+//! in place when their columns run along k, or `-par`, split over the threads
+//! whatever the product's size. `(M x K) . (K x N)`; with `FORMS_BT=1`
 //! B is stored as its transpose (`N x K`, row-major: the product `a . b^T`).
 use ndsimd::kernels::active_tier;
 use ndsimd::kernels::gemm::{gemm_tuned, MatMut, MatRef, Tuning};
@@ -27,7 +28,8 @@ use timing::{median, secs};
 
 /// The suffixes that force one switch of a form (see the header).
 #[allow(clippy::type_complexity)]
-const SWITCHES: [(&str, fn(&mut Tuning)); 4] = [
+const SWITCHES: [(&str, fn(&mut Tuning)); 5] = [
+    ("-par", |t| t.parallel_min = Some(0)),
     ("-inb", |t| t.b_in_place = Some(true)),
     ("-packb", |t| t.b_in_place = Some(false)),
     ("-nopf", |t| t.prefetch = Some(false)),
