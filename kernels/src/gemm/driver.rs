@@ -101,6 +101,17 @@ pub(crate) const B_IN_PLACE_PANELS: usize = 4;
 /// 1.03-1.05, level.
 pub(crate) const BANDS_PER_THREAD: usize = 8;
 
+// MC_TALL_BANDS: in the blocked form, row bands are cut no shorter than MC rows
+// while that leaves a band per thread (fewer than `BANDS_PER_THREAD` each, and a
+// multiple of the threads, so that none runs a band more than the others): every
+// B panel brought to L1 then serves a whole MC block of A. The blocked form runs
+// on two threads only from about 1560 rows (below, the narrow form takes squares),
+// where eight bands per thread were 128 rows. Measured (AVX2 f64, two threads,
+// paired medians of 11 interleaved rounds against eight bands per thread), 2048³:
+// two bands per thread (512 rows) 1.09x, 1.05x, 1.03x (three runs), one 1.05x,
+// four 1.03x; two bands of MC 128 0.96-1.00x (so the height of the A block, not
+// the count, is what pays).
+
 /// Enough room for the largest register tile (AVX-512 f32: 32 x 12): the scratch
 /// tile for edge tiles and strided C.
 const TILE_MAX: usize = 512;
@@ -301,6 +312,13 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
                         threads,
                         bands_per_thread,
                     );
+                    // Row bands at least MC tall when there are rows enough
+                    // (`MC_TALL_BANDS`), unless the bands per thread are forced.
+                    let bands = if by_rows && tuning.bands_per_thread.is_none() {
+                        bands.min((m / blk.mc / threads * threads).max(threads))
+                    } else {
+                        bands
+                    };
                     let band_rows = |q: usize| {
                         let t = share(m_tiles, bands, q);
                         t.start * mr..(t.end * mr).min(m)

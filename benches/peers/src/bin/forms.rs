@@ -12,7 +12,7 @@
 //!
 //! FORM is one of `default`, `blocked`, `blocked-1band`, `blocked-mc96`,
 //! `narrow`, `direct` (default list: all of them); one of them with block sizes
-//! forced, as `blocked:mc=2048:kc=128`; or one of these with `-nopf` or `-pf`
+//! (or the bands per thread) forced, as `blocked:mc=2048:kc=128:bands=2`; or one of these with `-nopf` or `-pf`
 //! after it, with the kernels' prefetch of the next panel forced off or on, or
 //! `-packb` or `-inb`, with the narrow form's B panels always packed or always read
 //! in place when their columns run along k, or `-par`, split over the threads
@@ -79,6 +79,7 @@ fn tuning(form: &str) -> Tuning {
                     "mc" => t.mc = v,
                     "kc" => t.kc = v,
                     "nc" => t.nc = v,
+                    "bands" => t.bands_per_thread = v,
                     _ => panic!("unknown block size {key:?} in {form:?}"),
                 }
             }
