@@ -80,6 +80,19 @@ fn main() {
     let row = Array::from_vec((0..512).map(|i| i as f64).collect::<Vec<_>>());
     let mut mout = Array::<f64>::zeros(&[512, 512]);
     let mut c = Array::<f64>::zeros(&[512, 512]);
+    // Tall enough that two threads' A blocks outgrow a quarter of a 32 MiB L3: the
+    // blocked form (B packed a block at a time, each worker's A into its slot).
+    let tall = Array::from_shape_vec(
+        &[2048, 400],
+        (0..2048 * 400).map(|i| (i % 5) as f64).collect(),
+    )
+    .unwrap();
+    let wide = Array::from_shape_vec(
+        &[400, 256],
+        (0..400 * 256).map(|i| (i % 3) as f64).collect(),
+    )
+    .unwrap();
+    let mut tall_c = Array::<f64>::zeros(&[2048, 256]);
     let x = Array::from_vec((0..512).map(|i| (i % 3) as f64).collect::<Vec<_>>());
     let mut y = Array::<f64>::zeros(&[512]);
     let text: Vec<u8> = (0..4 << 20)
@@ -207,6 +220,12 @@ fn main() {
         "matmul_into 512",
         5,
         || m.matmul_into(&m, 1.0, 0.0, &mut c).unwrap(),
+        &mut failures,
+    );
+    check(
+        "matmul_into 2048 x 400 x 256",
+        5,
+        || tall.matmul_into(&wide, 1.0, 0.0, &mut tall_c).unwrap(),
         &mut failures,
     );
     check(
