@@ -48,8 +48,12 @@ pub(crate) const DIRECT_MAX_BYTES: usize = 64 * 64 * 64 * 8;
 /// 2 threads (AVX2 f64, square, medians of three interleaved runs): at n = 32 the split
 /// is a toss-up (14–23 against 14–21 GFLOP/s), at n = 48–64 it usually wins (32–46
 /// against 23–35) but lost once at 64 (21 against 30, interleaved with faer's and
-/// matrixmultiply's threads), from n = 80 it wins by 1.4–1.6×. The line sits above 64³.
-pub(crate) const PARALLEL_MIN: usize = 72 * 72 * 72;
+/// matrixmultiply's threads), from n = 80 it wins by 1.4–1.6×; the line sat above 64³.
+/// Since the direct path runs column strips outer (`direct.rs`), split against not
+/// (`forms -par`, paired medians of 11 rounds, two samples each, control samples
+/// 0.92–1.04): 32³ 0.97, 0.99x; 40³ 1.11, 1.16x; 48³ 1.30, 1.37x; 64³ 1.55, 1.46x.
+/// In the peers bench OpenBLAS's 64³ on two threads runs at its one-thread speed.
+pub(crate) const PARALLEL_MIN: usize = 48 * 48 * 48;
 
 /// See the direct path's rule in [`gemm`]: with two register blocks of columns,
 /// at most this many register blocks of rows. Measured (AVX2 f64, 4 x 8 blocks,
