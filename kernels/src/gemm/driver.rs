@@ -6,8 +6,9 @@
 //! runs, cut into bands of whole tiles (by rows, or by columns when there are too
 //! few rows; [`BANDS_PER_THREAD`] bands per worker, balanced by the pool's
 //! stealing), each worker packing the A blocks of its bands into its own slot of
-//! the caller's scratch (so only the caller allocates) and sweeping its tiles `jr` outer, `ir` inner, so that one B panel stays in L1
-//! while the A block streams from L2. Workers synchronise only on work done:
+//! the caller's scratch (so only the caller allocates) and sweeping its tiles `jr`
+//! outer, `ir` inner, so that one B panel stays in L1 while the A block streams
+//! from L2. Workers synchronise only on work done:
 //! [`pool::run`] returns when every chunk has run.
 //!
 //! Two other forms take products the blocked one serves badly: the narrow form
@@ -105,16 +106,32 @@ pub(crate) const B_IN_PLACE_PANELS: usize = 4;
 /// 1.03-1.05, level.
 pub(crate) const BANDS_PER_THREAD: usize = 8;
 
-// MC_TALL_BANDS: in the blocked form, row bands are cut no shorter than MC rows
-// while that leaves a band per thread (fewer than `BANDS_PER_THREAD` each, and a
-// multiple of the threads, so that none runs a band more than the others): every
-// B panel brought to L1 then serves a whole MC block of A. The blocked form runs
-// on two threads only from about 1560 rows (below, the narrow form takes squares),
-// where eight bands per thread were 128 rows. Measured (AVX2 f64, two threads,
-// paired medians of 11 interleaved rounds against eight bands per thread), 2048³:
-// two bands per thread (512 rows) 1.09x, 1.05x, 1.03x (three runs), one 1.05x,
-// four 1.03x; two bands of MC 128 0.96-1.00x (so the height of the A block, not
-// the count, is what pays).
+/// The blocked form's row bands (`bands` by [`bands`]) cut to at least `mc` rows
+/// each while that leaves a band per thread, and to a multiple of the threads, so
+/// that none runs a band more than the others: every B panel brought to L1 then
+/// serves a whole MC block of A. The blocked form runs on two threads only from
+/// about 1560 rows (below, the narrow form takes squares), where eight bands per
+/// thread were 128 rows. Measured (AVX2 f64, two threads, paired medians of 11
+/// interleaved rounds against eight bands per thread), 2048³: two bands per thread
+/// (512 rows) 1.09x, 1.05x, 1.03x (three runs), one 1.05x, four 1.03x; two bands
+/// of MC 128 0.96-1.00x (so the height of the A block, not the count, is what
+/// pays). With the rule: 2048³ 1.08x, 1.04x, 1536³ 1.07x, 3072³ 1.09x. Measured
+/// on two threads only.
+fn tall_bands(bands: usize, m: usize, mc: usize, threads: usize) -> usize {
+    bands.min((m / mc / threads * threads).max(threads))
+}
+
+/// How many slots of the caller's scratch a product on `threads` threads needs: one
+/// per participant. Under rayon only the caller's (participant 0, when the product
+/// or its job runs inline): rayon's threads have no participant index and keep
+/// their own buffers.
+fn slot_count(threads: usize) -> usize {
+    if cfg!(feature = "rayon") {
+        1
+    } else {
+        threads
+    }
+}
 
 /// Enough room for the largest register tile (AVX-512 f32: 32 x 12): the scratch
 /// tile for edge tiles and strided C.
@@ -270,7 +287,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         let n_tiles = n.div_ceil(nr);
         let bands = bands(n_tiles, threads, bands_per_thread);
         scratch::with(&scratch::PARTS, |buf| {
-            let slots = buf.slots::<T>(threads, nest.narrow_len(blk.kc));
+            let slots = buf.slots::<T>(slot_count(threads), nest.narrow_len(blk.kc));
             for pc in (0..k).step_by(blk.kc) {
                 let kcb = blk.kc.min(k - pc);
                 let beta = if pc == 0 { beta } else { T::ONE };
@@ -289,7 +306,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     scratch::with(&scratch::PACK_B, |buf| {
         let bbuf = Shared(buf.elements::<T>(blk.kc * blk.nc));
         scratch::with(&scratch::PARTS, |parts| {
-            let slots = parts.slots::<T>(threads, blk.mc * blk.kc + TILE_MAX);
+            let slots = parts.slots::<T>(slot_count(threads), blk.mc * blk.kc + TILE_MAX);
             for jc in (0..n).step_by(blk.nc) {
                 let ncb = blk.nc.min(n - jc);
                 let b_panels = ncb.div_ceil(nr);
@@ -316,10 +333,10 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
                         threads,
                         bands_per_thread,
                     );
-                    // Row bands at least MC tall when there are rows enough
-                    // (`MC_TALL_BANDS`), unless the bands per thread are forced.
+                    // Row bands at least MC tall when there are rows enough, unless
+                    // the bands per thread are forced.
                     let bands = if by_rows && tuning.bands_per_thread.is_none() {
-                        bands.min((m / blk.mc / threads * threads).max(threads))
+                        tall_bands(bands, m, blk.mc, threads)
                     } else {
                         bands
                     };
@@ -596,7 +613,7 @@ impl<T: GemmElement> Nest<T> {
     }
 
     /// The narrow form, for products whose whole `m x KC` block of A fits in L2: that
-    /// block packed into this thread's scratch (once per product and k-block, however
+    /// block packed into this thread's slot (once per product and k-block, however
     /// many bands the thread runs), then each panel `jr` in `cols` of B (`NR` columns,
     /// `kcb` deep) packed into a one-panel buffer right before its tiles run, so it is
     /// still in L1 when they read it. The blocked form packs a whole `KC x NC` block of
