@@ -389,8 +389,10 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
 /// `current_num_threads().min(chunks)` (at least 1), and no two chunks running at
 /// the same time get the same `p`; so a caller can hand each participant its own
 /// part of a buffer it allocated once, instead of each thread growing its own the
-/// first time the (dynamic) schedule gives it a chunk. With the `rayon` feature
-/// `p` is `None`: rayon's threads have no such numbering.
+/// first time the (dynamic) schedule gives it a chunk. With the `rayon` feature,
+/// chunks that run on rayon's pool get `None` (rayon's threads have no such
+/// numbering); a run that stays inline (one thread, or inside a job) still gets
+/// `Some(0)` on the calling thread.
 ///
 /// # Panics
 ///

@@ -30,7 +30,7 @@
 //! `(128 x 1024) . (1024 x 16)` 1.02, 0.98x; `(16 x 1024) . (1024 x 4096)` 2.2x
 //! (still half the packed path's speed there).
 
-use super::kernel::Simd;
+use super::kernel::{prefetch, Simd};
 use core::mem::MaybeUninit;
 
 /// The widest vector in lanes (AVX-512 f32).
@@ -79,7 +79,6 @@ pub(crate) unsafe fn direct<V: Simd, const R: usize, const W: usize>(
 ) {
     const { assert!(R >= 1 && R <= 8 && V::N <= MAX_LANES) };
     let g = Geom {
-        n,
         k,
         acs,
         b,
@@ -87,8 +86,30 @@ pub(crate) unsafe fn direct<V: Simd, const R: usize, const W: usize>(
         alpha,
         beta,
     };
-    // SAFETY: as the caller allows.
-    unsafe { cols_outer::<V, R, W>(&g, m, a, ars, c, crs) };
+    // Column strip by column strip (see the module doc). SAFETY (every strip below):
+    // columns `j .. j + W * N` (or `j .. j + N`, or the tail) are inside the `n`
+    // columns, as `rows` needs; the rest is the caller's promise.
+    let mut j = 0;
+    while j + W * V::N <= n {
+        // SAFETY: columns `j .. j + W * N` are inside the `n` columns (loop condition).
+        unsafe { rows::<V, R, W>(&g, m, a, ars, c, crs, j, Lanes::All) };
+        j += W * V::N;
+    }
+    while j + V::N <= n {
+        // SAFETY: columns `j .. j + N` are inside the `n` columns (loop condition).
+        unsafe { rows::<V, R, 1>(&g, m, a, ars, c, crs, j, Lanes::All) };
+        j += V::N;
+    }
+    if j < n {
+        if n >= V::N {
+            let from = j + V::N - n;
+            // SAFETY: columns `n - N .. n` exist (`n >= N`); lanes below `from` are not stored.
+            unsafe { rows::<V, R, 1>(&g, m, a, ars, c, crs, n - V::N, Lanes::From(from)) };
+        } else {
+            // SAFETY: `Lanes::Below(n)` with `j == 0` and `W == 1`, as `block` allows.
+            unsafe { rows::<V, R, 1>(&g, m, a, ars, c, crs, 0, Lanes::Below(n)) };
+        }
+    }
 }
 
 /// How many rows of B ahead the first block of rows of each column strip asks for
@@ -100,58 +121,6 @@ pub(crate) unsafe fn direct<V: Simd, const R: usize, const W: usize>(
 /// or L2 (48³, 64³, `16 x 4096 x 16`) level. Only for strips longer than twice
 /// that: in a short one the hints ask for lines past B's end.
 const B_AHEAD: isize = 64;
-
-/// Asks for the line holding `p` into L1 (a hint: never faults).
-#[inline(always)]
-fn prefetch_t0(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHT0 reads nothing architecturally and never faults; SSE is
-    // x86_64's baseline.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-/// The blocks column strip by column strip (see the module doc).
-///
-/// # Safety
-/// As [`direct`].
-#[inline(always)]
-unsafe fn cols_outer<V: Simd, const R: usize, const W: usize>(
-    g: &Geom<V::T>,
-    m: usize,
-    a: *const V::T,
-    ars: isize,
-    c: *mut V::T,
-    crs: isize,
-) {
-    let n = g.n;
-    let mut j = 0;
-    // SAFETY (every strip below): columns `j .. j + W * N` (or `j .. j + N`, or the
-    // tail) are inside the `n` columns, as `rows` needs.
-    while j + W * V::N <= n {
-        // SAFETY: columns `j .. j + W * N` are inside the `n` columns (loop condition).
-        unsafe { rows::<V, R, W>(g, m, a, ars, c, crs, j, Lanes::All) };
-        j += W * V::N;
-    }
-    while j + V::N <= n {
-        // SAFETY: columns `j .. j + N` are inside the `n` columns (loop condition).
-        unsafe { rows::<V, R, 1>(g, m, a, ars, c, crs, j, Lanes::All) };
-        j += V::N;
-    }
-    if j < n {
-        if n >= V::N {
-            let from = j + V::N - n;
-            // SAFETY: columns `n - N .. n` exist (`n >= N`); lanes below `from` are not stored.
-            unsafe { rows::<V, R, 1>(g, m, a, ars, c, crs, n - V::N, Lanes::From(from)) };
-        } else {
-            // SAFETY: `Lanes::Below(n)` with `j == 0` and `W == 1`, as `block` allows.
-            unsafe { rows::<V, R, 1>(g, m, a, ars, c, crs, 0, Lanes::Below(n)) };
-        }
-    }
-}
 
 /// Every row of C (blocks of `R`, then 4, 2, 1) at the columns of one strip.
 ///
@@ -207,7 +176,6 @@ unsafe fn rows<V: Simd, const R: usize, const W: usize>(
 
 /// What every block of one product shares.
 struct Geom<T> {
-    n: usize,
     k: usize,
     acs: isize,
     b: *const T,
@@ -312,7 +280,7 @@ unsafe fn k_loop<V: Simd, const R: usize, const W: usize, const AHEAD: bool>(
         // needs (the caller's promise for these rows and columns).
         unsafe { step::<V, R, W>(acc, ap, ars, bp, lanes) };
         if AHEAD {
-            prefetch_t0(bp.wrapping_offset(B_AHEAD * brs).cast());
+            prefetch::<true>(bp.wrapping_offset(B_AHEAD * brs).cast());
         }
         ap = ap.wrapping_offset(acs);
         bp = bp.wrapping_offset(brs);

@@ -267,18 +267,26 @@ impl Walk {
     }
 }
 
-/// Asks for the cache line holding `p`, to be read once soon (a non-temporal hint:
-/// on Zen 3, measured on the narrow form's next B panel, one thread, `(4096 x 1024)
-/// . (1024 x 16)`, paired medians of 11 rounds, three runs each: 1.19-1.22x with
-/// this hint, 1.09-1.10x with T2 and 1.11-1.16x with T0; the packing loop reads
-/// the line within one tile's time). A hint never faults, whatever the address.
+/// Asks for the cache line holding `p`: to be read once soon (`KEEP == false`,
+/// `PREFETCHNTA`), or into L1 to stay (`KEEP`, `PREFETCHT0`). A hint never faults,
+/// whatever the address; elsewhere than on x86_64 it does nothing. The kernels'
+/// look-ahead at what is packed next uses the first (on Zen 3, measured on the
+/// narrow form's next B panel, one thread, `(4096 x 1024) . (1024 x 16)`, paired
+/// medians of 11 rounds, three runs each: 1.19-1.22x with NTA, 1.09-1.10x with T2
+/// and 1.11-1.16x with T0; the packing loop reads the line within one tile's time);
+/// the tile of C and the direct path's B rows, which are read again, the second.
 #[inline(always)]
-fn prefetch(p: *const u8) {
+pub(crate) fn prefetch<const KEEP: bool>(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHNTA reads nothing architecturally and never faults; SSE is
-    // x86_64's baseline.
+    // SAFETY: PREFETCHNTA and PREFETCHT0 read nothing architecturally and never
+    // fault; SSE is x86_64's baseline.
     unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_NTA }>(p.cast())
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_NTA, _MM_HINT_T0};
+        if KEEP {
+            _mm_prefetch::<_MM_HINT_T0>(p.cast())
+        } else {
+            _mm_prefetch::<_MM_HINT_NTA>(p.cast())
+        }
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
@@ -367,16 +375,12 @@ pub(crate) unsafe fn tile<
     let b_step = if b_cs.is_some() { 1 } else { NR };
     // Ask for the tile of C now, so its lines arrive while the k-loop runs (a
     // throwaway harness, AVX2 f64, n = 256-1024, one thread: +5% on average over 9
-    // interleaved pairs; the bench tables before and after are in docs/perf.md). A
-    // prefetch is a hint: it never faults, whatever the address (`wrapping_offset`
-    // keeps the arithmetic defined), and SSE is x86_64's baseline.
-    #[cfg(target_arch = "x86_64")]
+    // interleaved pairs; the bench tables before and after are in docs/perf.md).
+    // `wrapping_offset` keeps the arithmetic defined; a hint never faults.
     for j in 0..W {
         let cj = c.wrapping_offset(j as isize * cs);
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(cj.cast());
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            cj.wrapping_add(H * V::N - 1).cast(),
-        );
+        prefetch::<true>(cj.cast());
+        prefetch::<true>(cj.wrapping_add(H * V::N - 1).cast());
     }
     // Four steps per trip: the loop overhead is paid once per 4 * H * W FMAs.
     const U: usize = 4;
@@ -388,7 +392,7 @@ pub(crate) unsafe fn tile<
         k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || {});
     } else {
         let mut walk = Walk::new(ahead, kc / U);
-        k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || walk.trip(prefetch));
+        k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || walk.trip(prefetch::<false>));
     }
     let alpha = V::splat(alpha);
     let beta = beta.map(|b| V::splat(b));
