@@ -5,7 +5,7 @@
 //! not at all (`sum`, `prod`, `dot`, `max`, `min`, `argmax`, `argmin`), are
 //! [`crate::generic`]'s algorithms over the 512-bit vectors below, as at the AVX2
 //! tier over 256-bit ones. The comparisons give `k` mask registers here instead of
-//! vectors of all-ones lanes, which is what [`FloatVec::M`] is for.
+//! vectors of all-ones lanes, which is what [`crate::generic::FloatVec::M`] is for.
 //!
 //! The byte scans are the AVX2 tier's own functions (detection admits this tier only
 //! with AVX2 present): over 64-byte vectors (compare into a mask, then VPMOVM2B or a
@@ -17,7 +17,7 @@
 //! Since the reductions keep the canonical lane order of [`crate::scalar`] (lane `j`
 //! in accumulator `j / N`), their results are bit-identical to the other tiers'.
 
-use crate::generic::{FloatVec, FmaVec, VecOf};
+use crate::generic::VecOf;
 use core::arch::x86_64::*;
 
 autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; add, sub, mul, div, maximum, minimum);
@@ -46,89 +46,10 @@ pub struct F64x8(__m512d);
 #[derive(Clone, Copy)]
 pub struct F32x16(__m512);
 
-/// `FloatVec` and `FmaVec` for one 512-bit float vector: `$m` is its comparison
-/// mask (`__mmask8` or `__mmask16`); `$signs` (VPMOVQ2M or VPMOVD2M, AVX512DQ) takes
-/// each lane's top bit from the lanes as integers (`$cast`).
-macro_rules! avx512_float {
-    ($v:ident, $t:ty, $m:ty, $n:literal, $load:ident, $store:ident, $set1:ident,
-     $add:ident, $mul:ident, $max:ident, $min:ident, $cmp:ident, $and:ident, $or:ident,
-     $fmadd:ident, $signs:ident, $cast:ident) => {
-        impl FloatVec for $v {
-            type T = $t;
-            type M = $m;
-            const N: usize = $n;
-            #[inline(always)]
-            unsafe fn load(p: *const $t) -> Self {
-                $v($load(p))
-            }
-            #[inline(always)]
-            unsafe fn store(self, p: *mut $t) {
-                $store(p, self.0)
-            }
-            #[inline(always)]
-            unsafe fn splat(x: $t) -> Self {
-                $v($set1(x))
-            }
-            #[inline(always)]
-            unsafe fn add(a: Self, b: Self) -> Self {
-                $v($add(a.0, b.0))
-            }
-            #[inline(always)]
-            unsafe fn mul(a: Self, b: Self) -> Self {
-                $v($mul(a.0, b.0))
-            }
-            #[inline(always)]
-            unsafe fn max(a: Self, b: Self) -> Self {
-                // VMAXPD/VMAXPS return the second operand when either is NaN, as the
-                // 256-bit forms do.
-                $v($max(a.0, b.0))
-            }
-            #[inline(always)]
-            unsafe fn min(a: Self, b: Self) -> Self {
-                $v($min(a.0, b.0))
-            }
-            #[inline(always)]
-            unsafe fn unord(a: Self, b: Self) -> $m {
-                $cmp::<_CMP_UNORD_Q>(a.0, b.0)
-            }
-            #[inline(always)]
-            unsafe fn eq(a: Self, b: Self) -> $m {
-                $cmp::<_CMP_EQ_OQ>(a.0, b.0)
-            }
-            #[inline(always)]
-            unsafe fn or(a: $m, b: $m) -> $m {
-                a | b
-            }
-            #[inline(always)]
-            unsafe fn any(m: $m) -> bool {
-                m != 0
-            }
-            #[inline(always)]
-            unsafe fn and_bits(a: Self, b: Self) -> Self {
-                $v($and(a.0, b.0))
-            }
-            #[inline(always)]
-            unsafe fn or_bits(a: Self, b: Self) -> Self {
-                $v($or(a.0, b.0))
-            }
-            #[inline(always)]
-            unsafe fn signs(a: Self) -> u32 {
-                $signs($cast(a.0)) as u32
-            }
-        }
-        impl FmaVec for $v {
-            #[inline(always)]
-            unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self {
-                $v($fmadd(a.0, b.0, c.0))
-            }
-        }
-    };
-}
-
-avx512_float!(
+x86_float!(
     F64x8,
     f64,
-    __mmask8,
+    __m512d,
     8,
     _mm512_loadu_pd,
     _mm512_storeu_pd,
@@ -137,17 +58,16 @@ avx512_float!(
     _mm512_mul_pd,
     _mm512_max_pd,
     _mm512_min_pd,
-    _mm512_cmp_pd_mask,
-    _mm512_and_pd,
+    kmask __mmask8 = _mm512_cmp_pd_mask,
     _mm512_or_pd,
-    _mm512_fmadd_pd,
-    _mm512_movepi64_mask,
-    _mm512_castpd_si512
+    _mm512_and_pd,
+    signs = _mm512_movepi64_mask(_mm512_castpd_si512),
+    fma = _mm512_fmadd_pd
 );
-avx512_float!(
+x86_float!(
     F32x16,
     f32,
-    __mmask16,
+    __m512,
     16,
     _mm512_loadu_ps,
     _mm512_storeu_ps,
@@ -156,10 +76,9 @@ avx512_float!(
     _mm512_mul_ps,
     _mm512_max_ps,
     _mm512_min_ps,
-    _mm512_cmp_ps_mask,
-    _mm512_and_ps,
+    kmask __mmask16 = _mm512_cmp_ps_mask,
     _mm512_or_ps,
-    _mm512_fmadd_ps,
-    _mm512_movepi32_mask,
-    _mm512_castps_si512
+    _mm512_and_ps,
+    signs = _mm512_movepi32_mask(_mm512_castps_si512),
+    fma = _mm512_fmadd_ps
 );
