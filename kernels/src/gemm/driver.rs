@@ -74,7 +74,9 @@ pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
 /// 32 MiB 1.14-1.22x, 64 MiB 1.15x; `(1024 x 256) . (256 x 16)` (2 MiB) 0.83-0.92x.
 pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
 
-/// The narrow form is taken when the packed `m x KC` block of A fits in L2, or when
+/// The narrow form is taken when the packed `m x KC` block of A fits in half of L2
+/// (a whole 2 MiB L2 of A at 1024³ ran 0.82-0.90x the blocked form, see
+/// [`NARROW_L3_MAX`]), or when
 /// the blocks of all the threads (each packs its own) take at most
 /// `L3 / NARROW_L3_PART` of an L3 of at most [`NARROW_L3_MAX`]: the kernel then
 /// streams A from L3 with each B panel in L1,
@@ -95,9 +97,9 @@ pub(crate) const NARROW_L3_PART: usize = 4;
 /// 2 MiB L2, 480 MiB L3; f64 squares, paired medians of 11 interleaved rounds, the
 /// blocked form against the narrow one it replaces): one thread n = 1024 1.22x,
 /// 2048 1.42x (`ndsimd-peers`' `forms N N N T default,blocked`); two threads 1024
-/// 1.25x, 2048 1.42x. Where A's block fits in L2 the narrow form stays: n = 512
-/// 1.04x over the blocked form on one thread, 1.10x on two; n = 768 (1.5 MiB of A)
-/// 0.97x and 0.99x.
+/// 1.25x, 2048 1.42x (1024's 2 MiB block of A filled L2 exactly). Where A's block
+/// fits in half of L2 the narrow form stays: n = 512 1.04x over the blocked form on
+/// one thread, 1.10x on two; n = 768 (1.5 MiB of A) 0.97x and 0.99x.
 pub(crate) const NARROW_L3_MAX: usize = 64 << 20;
 
 /// In the narrow form, a full B panel whose columns are contiguous along k is read
@@ -276,7 +278,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     let cache = crate::cache_info();
     let a_block = m.next_multiple_of(mr) * blk.kc * size_of::<T>();
     let narrow = tuning.narrow.unwrap_or(
-        a_block <= cache.l2
+        a_block <= cache.l2 / 2
             || (cache.l3 <= NARROW_L3_MAX && a_block * threads <= cache.l3 / NARROW_L3_PART),
     );
     // The kernels prefetch what is packed next when it comes from memory: the
