@@ -1,8 +1,10 @@
 //! AVX-512 micro-kernels (32 zmm registers; fused multiply-add).
 //!
-//! Untested here: no machine this crate is developed on has AVX-512, so these
-//! kernels are compiled (the same template as every tier) but never run in our tests;
-//! they are selected only when detection finds AVX-512 F, DQ, BW and VL.
+//! The same template as every tier, selected only when detection finds AVX-512 F,
+//! DQ, BW and VL. First run on 2026-12-01 (an Intel VM with two 512-bit FMA pipes):
+//! every GEMM test passes at this tier, and the 16 x 12 f64 tile's blocked form ran
+//! at 0.95 of the register-only peak at 2048³ on one thread (docs/perf.md, stop 16).
+//! Other tile shapes are not yet measured here.
 
 use core::arch::x86_64::*;
 
