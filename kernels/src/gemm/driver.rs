@@ -12,8 +12,9 @@
 //! [`pool::run`] returns when every chunk has run.
 //!
 //! Two other forms take products the blocked one serves badly: the narrow form
-//! ([`Nest::narrow_band`]) when A's whole `m x KC` block fits in L2, packing each B
-//! panel right before its tiles; and the direct path (`direct.rs`, no packing) for
+//! ([`Nest::narrow_band`]) when A's whole `m x KC` block fits in half of L2 (or in
+//! a share of a chiplet-sized L3, [`NARROW_L3_PART`]), packing each B panel right
+//! before its tiles; and the direct path (`direct.rs`, no packing) for
 //! small products and for any k when C is only a register block or two wide.
 //!
 //! Every element of C is summed over k in the same order whatever the split: the `KC`
@@ -75,14 +76,13 @@ pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
 pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
 
 /// The narrow form is taken when the packed `m x KC` block of A fits in half of L2
-/// (a whole 2 MiB L2 of A at 1024³ ran 0.82-0.90x the blocked form, see
-/// [`NARROW_L3_MAX`]), or when
-/// the blocks of all the threads (each packs its own) take at most
-/// `L3 / NARROW_L3_PART` of an L3 of at most [`NARROW_L3_MAX`]: the kernel then
-/// streams A from L3 with each B panel in L1,
-/// as the blocked form does with its A block (a page of rows at least, already
-/// past L2), without packing all of B's block first and with one pool call per
-/// k-block instead of two. Measured (AVX2 f64, squares, row-major, paired medians
+/// (a block filling a whole 2 MiB L2, at 1024³, ran 0.82-0.89x the blocked form:
+/// see [`NARROW_L3_MAX`]), or when the blocks of all the threads (each packs its
+/// own) take at most `L3 / NARROW_L3_PART` of an L3 of at most [`NARROW_L3_MAX`]:
+/// the kernel then streams A from L3 with each B panel in L1, as the blocked form
+/// does with its A block (a page of rows at least, already past L2), without
+/// packing all of B's block first and with one pool call per k-block instead of
+/// two. Measured (AVX2 f64, squares, row-major, paired medians
 /// of 11 interleaved rounds, the narrow form forced against the blocked default,
 /// two runs each): one thread n = 384-1536 1.01-1.09x, 2048 0.98-1.00x; two
 /// threads n = 384 1.11-1.14x, 512 1.01-1.20x (six runs), 768 1.13-1.16x, 1024
@@ -96,8 +96,9 @@ pub(crate) const NARROW_L3_PART: usize = 4;
 /// the 16 x 12 AVX-512 f64 tile), stall on it. Measured on such a VM (Intel, AVX-512,
 /// 2 MiB L2, 480 MiB L3; f64 squares, paired medians of 11 interleaved rounds, the
 /// blocked form against the narrow one it replaces): one thread n = 1024 1.22x,
-/// 2048 1.42x (`ndsimd-peers`' `forms N N N T default,blocked`); two threads 1024
-/// 1.25x, 2048 1.42x (1024's 2 MiB block of A filled L2 exactly). Where A's block
+/// 2048 1.42x (`cd benches/peers; ./target/release/forms N N N T default,blocked`);
+/// two threads 1024 1.25x, 2048 1.42x. At 1024 the narrow form was taken from L2,
+/// A's block (KC 256) filling it exactly, hence the half-L2 rule. Where A's block
 /// fits in half of L2 the narrow form stays: n = 512 1.04x over the blocked form on
 /// one thread, 1.10x on two; n = 768 (1.5 MiB of A) 0.97x and 0.99x.
 pub(crate) const NARROW_L3_MAX: usize = 64 << 20;
@@ -629,13 +630,14 @@ impl<T: GemmElement> Nest<T> {
         self.m.div_ceil(mr) * mr * kcb + nr * kcb + TILE_MAX
     }
 
-    /// The narrow form, for products whose whole `m x KC` block of A fits in L2: that
-    /// block packed into this thread's slot (once per product and k-block, however
-    /// many bands the thread runs), then each panel `jr` in `cols` of B (`NR` columns,
-    /// `kcb` deep) packed into a one-panel buffer right before its tiles run, so it is
-    /// still in L1 when they read it. The blocked form packs a whole `KC x NC` block of
-    /// B first (several MiB, out to L3 or memory and back), which pays only when each
-    /// packed element of B serves many tiles, i.e. when A has many rows. The tiles'
+    /// The narrow form, for products whose whole `m x KC` block of A fits in half of
+    /// L2 or near L3 ([`NARROW_L3_PART`]): that block packed into this thread's slot
+    /// (once per product and k-block, however many bands the thread runs), then each
+    /// panel `jr` in `cols` of B (`NR` columns, `kcb` deep) packed into a one-panel
+    /// buffer right before its tiles run, so it is still in L1 when they read it. The
+    /// blocked form packs a whole `KC x NC` block of B first (several MiB, out to L3
+    /// or memory and back), which pays only when each packed element of B serves many
+    /// tiles, i.e. when A has many rows. The tiles'
     /// arithmetic is the blocked form's, so the two give the same bits (tested).
     ///
     /// Measured against the blocked form (AVX2 f64, row-major operands, paired

@@ -10,7 +10,7 @@
 //! The byte scans are the AVX2 tier's own functions (detection admits this tier only
 //! with AVX2 present): over 64-byte vectors (compare into a mask, then VPMOVM2B or a
 //! masked subtract) `count_byte` ran at 0.57-0.6x their speed over 1 MiB in L2 and
-//! 0.8x from memory (64 MiB), on the Sapphire Rapids-class VM of 2026-12-01 (`ndsimd
+//! 0.8x from memory (64 MiB), on the Intel AVX-512 VM of 2026-12-01 (`ndsimd
 //! bench --quick --filter count_byte` under `NDSIMD_TIER=avx2` and `avx512`, twice
 //! each). Its read ceiling loop was slower over 512-bit vectors too.
 //!
