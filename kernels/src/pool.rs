@@ -13,23 +13,34 @@
 //! slot) on its own stack. The chunks are split into one contiguous run per
 //! participant, each a `next..end` pair of counters, so that a participant gets the
 //! same chunks (and keeps their data in its own cache) from one job to the next. Each
-//! helper owns a cache-padded slot holding a state (`IDLE`, `POSTED`, `TAKEN`), a job
-//! pointer and its run; the caller sets every run, stores the pointer, marks the slots
-//! `POSTED` and unparks the helpers (one atomic swap when a helper is awake), then
-//! works too. A participant claims chunks from its own run with `fetch_add` until it
-//! is exhausted, then steals from the other runs the same way, one chunk at a time;
-//! so a fast participant takes more, and a helper that wakes late finds its run done.
+//! helper owns a cache-padded slot holding a state (`IDLE`, `POSTED`, `TAKEN`), the
+//! job's closure and pointer, and its run; the caller sets every run, fills the
+//! slots, marks them `POSTED`, wakes the helpers it sees asleep, and starts on its
+//! first chunk, which it took before posting. A participant claims chunks from its
+//! own run with `fetch_add` until it is exhausted; then the caller, and the helpers
+//! when there are more chunks than participants, steal from the other runs the same
+//! way, one chunk at a time; so a fast participant takes more, and a helper that wakes
+//! late finds its run done.
+//!
+//! A hand-off between cores costs a cache line's trip each way (about 150 ns on a
+//! server mesh; `docs/perf.md`), so the path avoids what would add trips in series:
+//! the caller issues no locked instruction between its posts and its first chunk, a
+//! helper finds everything it needs to start on the line it watched, and a helper
+//! with one chunk reports back without reading the other runs first.
 //!
 //! When the caller runs out of chunks it retires each posted helper: a helper that has
 //! not yet claimed its slot (`POSTED` → `IDLE` succeeds) is cancelled and never sees the
 //! job; one that has (`TAKEN`) is waited for (spin, then yield) until it stores `IDLE`,
 //! which is its last access to the job. Only then does `run` return and the job's stack
-//! frame go away. This is the one piece of `unsafe`: helpers reach the caller's job
-//! through a pointer whose lifetime is erased, which is sound because the caller does
-//! not return (nor unwind) before every helper that took the job has left it.
+//! frame go away. This is what the `unsafe` here rests on: helpers reach the caller's
+//! job and closure through a pointer and a reference whose lifetimes are erased, which
+//! is sound because the caller does not return (nor unwind) before every helper that
+//! took the job has left it.
 //!
 //! After a job a helper spins for a window ([`set_spin_micros`], default 200 µs) watching
-//! its slot, then parks; back-to-back jobs thus skip the wake-up. Nothing is allocated
+//! its slot, then parks; back-to-back jobs thus skip the wake-up. Its first sleep is
+//! short (100 µs), for the post that may land, unannounced, as it goes to sleep: the
+//! caller reads whether it sleeps without a fence after posting. Nothing is allocated
 //! per job: the descriptor lives on the caller's stack and the slots are static.
 //!
 //! # The `rayon` feature
@@ -57,7 +68,7 @@
 //!   joins them at exit.
 
 use std::any::Any;
-use std::cell::Cell;
+use std::cell::{Cell, UnsafeCell};
 use std::hint::spin_loop;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
@@ -75,6 +86,10 @@ const MAX_HELPERS: usize = MAX_THREADS - 1;
 
 /// How many `spin_loop`s the caller spends waiting for a helper before it yields.
 const WAIT_SPINS: u32 = 1 << 12;
+
+/// How long a helper's first sleep lasts before it looks for a post that came with
+/// no wake-up (`wait_for_post`).
+const NAP: std::time::Duration = std::time::Duration::from_micros(100);
 
 /// Default spin window of a helper after a job, in nanoseconds.
 const DEFAULT_SPIN_NS: u64 = 200_000;
@@ -126,7 +141,7 @@ impl Run {
     }
 
     /// Claims and runs chunks of this run until none is left, as participant `me`.
-    fn drain(&self, f: &(dyn Fn(usize, usize) + Sync), me: usize) {
+    fn drain(&self, body: Body<'_>, me: usize) {
         let end = self.end.load(Ordering::Relaxed);
         // A load first, so an exhausted run costs no write to its owner's line.
         while self.next.load(Ordering::Relaxed) < end {
@@ -134,28 +149,71 @@ impl Run {
             if i >= end {
                 return;
             }
-            f(i, me);
+            body.call(i, me);
         }
     }
 }
 
-/// What a helper and the caller share about one helper: one cache line.
+/// The closure of a job, as [`run`] or [`run_indexed`] got it: kept as it came, so a
+/// participant reaches the caller's closure in one step (a wrapper closure would be
+/// one more line to fetch from the caller's cache before a helper's first chunk).
+#[derive(Clone, Copy)]
+enum Body<'a> {
+    Plain(&'a (dyn Fn(usize) + Sync)),
+    Indexed(&'a (dyn Fn(usize, Option<usize>) + Sync)),
+}
+
+impl Body<'_> {
+    /// Runs chunk `i` as participant `me`.
+    #[inline]
+    fn call(self, i: usize, me: usize) {
+        match self {
+            Body::Plain(f) => f(i),
+            Body::Indexed(f) => f(i, Some(me)),
+        }
+    }
+
+    fn inline(self, chunks: usize) {
+        let _in_job = InJob::enter();
+        for i in 0..chunks {
+            self.call(i, 0);
+        }
+    }
+}
+
+/// What a helper and the caller share about one helper: one cache line. The caller
+/// writes the job's fields here before it posts, so a helper that takes the job finds
+/// the closure, its run and whether to steal on the line it was watching.
 struct Slot {
     /// `IDLE`, `POSTED` (by the caller) or `TAKEN` (by the helper).
     state: AtomicU8,
-    /// True while the helper is parked (or about to be); diagnostics only.
+    /// True while the helper is parked (or about to be): the caller wakes it only then.
     sleeping: AtomicBool,
+    /// Whether the helper steals from the other runs after its own: only when the job
+    /// has more chunks than participants. With one chunk each, the caller alone picks
+    /// up a late helper's chunk, and a helper done with its own need not read the
+    /// other runs' lines (each a fetch from another core) before it reports back.
+    steal: AtomicBool,
     /// Set by the caller before it posts; read by the helper after it takes.
-    job: AtomicPtr<Job<'static>>,
+    job: AtomicPtr<Job>,
+    /// The job's closure, written by the caller before it posts and read by the helper
+    /// only between taking the job and going back to `IDLE` (see `Sync` below).
+    body: UnsafeCell<Option<Body<'static>>>,
     /// The helper's own run of the current job.
     run: Run,
     unparker: Unparker,
 }
 
+// SAFETY: every field but `body` is `Sync`. `body` is written only by the caller that
+// holds `BUSY` (one writer), and only while the slot is `IDLE`, before its `Release`
+// store of `POSTED`; the helper reads it only after its `Acquire` compare-exchange
+// `POSTED` → `TAKEN` succeeded and before its `Release` store of `IDLE`, which the
+// caller waits for (`Retire`) before it returns, let alone posts again. So a read
+// never overlaps a write and always sees the write of its own job.
+unsafe impl Sync for Slot {}
+
 /// A job: lives on the caller's stack for the duration of [`run`].
-struct Job<'a> {
-    /// Chunk, participant.
-    f: &'a (dyn Fn(usize, usize) + Sync),
+struct Job {
     /// Participants: the caller (0) and helpers `0..helpers` (1..=helpers).
     helpers: usize,
     /// The caller's own run.
@@ -163,7 +221,7 @@ struct Job<'a> {
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
-impl Job<'_> {
+impl Job {
     fn run_of(&self, participant: usize) -> &Run {
         match participant {
             0 => &self.run,
@@ -171,12 +229,23 @@ impl Job<'_> {
         }
     }
 
-    /// Participant `me` drains its own run, then steals from the others' in turn,
-    /// catching panics (the first payload is kept) and going on after one. When it
-    /// returns every chunk has been claimed (and those it claimed have run).
-    fn work(&self, me: usize) {
+    /// Participant `me` runs chunk `first` if given (one it claimed before posting),
+    /// drains its own run, then, if `steal`, steals from the others' in turn, catching
+    /// panics (the first payload is kept) and going on after one. When it returns with
+    /// `steal`, every chunk has been claimed (and those it claimed have run).
+    fn work(&self, body: Body<'_>, me: usize, mut first: Option<usize>, steal: bool) {
         loop {
-            match catch_unwind(AssertUnwindSafe(|| self.drain_all(me))) {
+            let pass = || {
+                if let Some(i) = first.take() {
+                    body.call(i, me);
+                }
+                if steal {
+                    self.drain_all(body, me);
+                } else {
+                    self.run_of(me).drain(body, me);
+                }
+            };
+            match catch_unwind(AssertUnwindSafe(pass)) {
                 Ok(()) => return,
                 Err(payload) => {
                     let mut first = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
@@ -188,12 +257,12 @@ impl Job<'_> {
         }
     }
 
-    fn drain_all(&self, me: usize) {
+    fn drain_all(&self, body: Body<'_>, me: usize) {
         let n = self.helpers + 1;
         // A run's counter only grows, so one pass over all runs claims every chunk.
         for k in 0..n {
             let p = if me + k < n { me + k } else { me + k - n };
-            self.run_of(p).drain(self.f, me);
+            self.run_of(p).drain(body, me);
         }
     }
 }
@@ -381,7 +450,7 @@ pub fn parked_helpers() -> usize {
 /// If `f` panics, the remaining chunks still run (on the pool; an inline run stops at
 /// the panic), then the first panic's payload is resumed on the caller.
 pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
-    run_indexed(chunks, &|i, _| f(i));
+    run_body(chunks, Body::Plain(f));
 }
 
 /// [`run`], with `f` also told which participant runs the chunk: `f(i, Some(p))`,
@@ -398,24 +467,28 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
 ///
 /// As [`run`].
 pub fn run_indexed(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
+    run_body(chunks, Body::Indexed(f));
+}
+
+fn run_body(chunks: usize, body: Body<'_>) {
     let want = current_num_threads().min(chunks);
     // A run counter overshoots its end by at most one claim per participant and pass.
     if want <= 1 || chunks > usize::MAX / 2 {
-        return run_inline(chunks, f);
+        return body.inline(chunks);
     }
     if cfg!(feature = "rayon") {
-        return run_rayon(chunks, f);
+        return run_rayon(chunks, body);
     }
     if BUSY
         .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
         .is_err()
     {
-        return run_inline(chunks, f);
+        return body.inline(chunks);
     }
     let _busy = Busy;
     let helpers = ensure_helpers(want - 1);
     if helpers == 0 {
-        return run_inline(chunks, f);
+        return body.inline(chunks);
     }
 
     // Participant p owns chunks bounds(p)..bounds(p + 1), the same ones from job to
@@ -423,28 +496,47 @@ pub fn run_indexed(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
     let n = helpers + 1;
     let bounds = |p: usize| chunks / n * p + p.min(chunks % n);
     let job = Job {
-        f: &|i, p| f(i, Some(p)),
         helpers,
         run: CachePadded::new(Run::new()),
         panic: Mutex::new(None),
     };
-    job.run.set(0, bounds(1));
+    // The caller's first chunk (0) is its own before anyone can see the job: it starts
+    // on it without an atomic claim, which would wait for the posts below to reach
+    // the helpers' lines first (a locked instruction drains the store buffer).
+    job.run.set(1, bounds(1));
     // Declared after `job`, so dropped (waiting for the helpers) before it.
     let retire = Retire { posted: helpers };
     // Every run is set before any helper is posted: a helper steals from the others.
     for i in 0..helpers {
         slot(i).run.set(bounds(i + 1), bounds(i + 2));
     }
-    let job_ptr = &job as *const Job<'_> as *mut Job<'static>;
+    let steal = chunks > n;
+    let job_ptr = &job as *const Job as *mut Job;
+    // SAFETY: only the lifetime is erased (`Body` is two words and a tag either way).
+    // Helpers call the closure only while they hold the job (`TAKEN`), and `Retire`
+    // keeps this frame, and with it the borrow of `f`, alive until each is done.
+    let erased = unsafe { std::mem::transmute::<Body<'_>, Body<'static>>(body) };
     for i in 0..helpers {
         let s = slot(i);
         s.job.store(job_ptr, Ordering::Relaxed);
+        s.steal.store(steal, Ordering::Relaxed);
+        // SAFETY: the slot is `IDLE` (the last `Retire` saw to it) and we hold `BUSY`,
+        // so no helper reads `body` now (see `impl Sync for Slot`).
+        unsafe { *s.body.get() = Some(erased) };
         s.state.store(POSTED, Ordering::Release);
-        s.unparker.unpark();
+        // A helper still in its spin window sees the post by itself; waking it would
+        // cost a locked instruction here (waiting for these stores to reach its line)
+        // before the caller starts its own chunk. This check races with a helper that
+        // is just going to sleep (neither side fences): such a helper may miss the
+        // wake-up, and it looks again after a short first sleep (`NAP` in
+        // `wait_for_post`); meanwhile the caller steals its chunks, or cancels them.
+        if s.sleeping.load(Ordering::Relaxed) {
+            s.unparker.unpark();
+        }
     }
     {
         let _in_job = InJob::enter();
-        job.work(0);
+        job.work(body, 0, Some(0), true);
     }
     drop(retire);
     let payload = job
@@ -462,24 +554,20 @@ pub fn run_indexed(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
 /// nested runs stay inline exactly as on the own pool. rayon re-raises a task's
 /// panic on the caller once the other tasks are done.
 #[cfg(feature = "rayon")]
-fn run_rayon(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
+fn run_rayon(chunks: usize, body: Body<'_>) {
     use rayon::prelude::*;
     (0..chunks).into_par_iter().with_max_len(1).for_each(|i| {
         let _in_job = InJob::enter();
-        f(i, None);
+        match body {
+            Body::Plain(f) => f(i),
+            Body::Indexed(f) => f(i, None),
+        }
     });
 }
 
 #[cfg(not(feature = "rayon"))]
-fn run_rayon(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
-    run_inline(chunks, f);
-}
-
-fn run_inline(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
-    let _in_job = InJob::enter();
-    for i in 0..chunks {
-        f(i, Some(0));
-    }
+fn run_rayon(chunks: usize, body: Body<'_>) {
+    body.inline(chunks);
 }
 
 /// Makes sure `n` helpers exist (spawning the missing ones) and returns how many of
@@ -501,7 +589,9 @@ fn spawn_helpers(n: usize) -> usize {
         let slot: &'static CachePadded<Slot> = Box::leak(Box::new(CachePadded::new(Slot {
             state: AtomicU8::new(IDLE),
             sleeping: AtomicBool::new(false),
+            steal: AtomicBool::new(false),
             job: AtomicPtr::new(ptr::null_mut()),
+            body: UnsafeCell::new(None),
             run: Run::new(),
             unparker: parker.unparker().clone(),
         })));
@@ -541,7 +631,12 @@ fn helper_main(slot: &'static Slot, index: usize, parker: Parker) {
         // after our last access to the job. The erased lifetime of `f` is covered the
         // same way: `f` outlives the job.
         let job = unsafe { &*job };
-        job.work(index + 1);
+        // SAFETY: we hold the job (`TAKEN`), so the caller wrote `body` before posting
+        // and does not touch it until we store `IDLE` (see `impl Sync for Slot`).
+        let body = unsafe { *slot.body.get() };
+        if let Some(body) = body {
+            job.work(body, index + 1, None, slot.steal.load(Ordering::Relaxed));
+        }
         slot.state.store(IDLE, Ordering::Release);
     }
 }
@@ -568,8 +663,15 @@ fn wait_for_post(slot: &Slot, parker: &Parker) {
     }
     loop {
         slot.sleeping.store(true, Ordering::Relaxed);
-        // The caller stores POSTED before it unparks, and an unpark before `park`
-        // makes `park` return at once, so no post is missed.
+        // The caller stores POSTED and then wakes the helper only if it reads
+        // `sleeping` as true, with no fence between (see `run_body`). A post whose
+        // read of `sleeping` ran before our store reached it comes with no wake-up,
+        // so the first sleep is short: after `NAP` we look again. A post after that
+        // sees `sleeping` (stored long before), and the caller stores POSTED before it
+        // unparks, while an unpark before `park` makes `park` return at once.
+        if slot.state.load(Ordering::Acquire) != POSTED {
+            parker.park_timeout(NAP);
+        }
         if slot.state.load(Ordering::Acquire) != POSTED {
             parker.park();
         }

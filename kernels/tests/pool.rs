@@ -8,6 +8,7 @@
 #![cfg_attr(feature = "rayon", allow(unused_imports, dead_code))] // the own-pool tests are off
 
 use std::collections::HashSet;
+use std::hint::black_box;
 use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
@@ -465,6 +466,31 @@ fn eventually(what: &str, cond: impl Fn() -> bool) {
         assert!(t0.elapsed() < PATIENCE, "timed out waiting for {what}");
         thread::sleep(Duration::from_millis(1));
     }
+}
+
+/// Helpers that park right after each job, posted to back to back: the caller wakes
+/// only helpers it sees asleep, reading that flag with no fence after its post, so a
+/// helper just going to sleep can miss its wake-up and must find the post by itself.
+/// Each job here returns only when every participant came.
+#[test]
+#[cfg(not(feature = "rayon"))]
+fn helpers_going_to_sleep_still_come() {
+    let _g = setup();
+    set_spin_micros(0);
+    for i in 0..3000 {
+        // A trivial job first, so the next post lands as its helpers go to sleep.
+        run(3, &|c| {
+            black_box(c);
+        });
+        if i % 2 == 1 {
+            // With one more, the wait for all of them falls at another moment.
+            run(3, &|c| {
+                black_box(c);
+            });
+        }
+        assert_eq!(rendezvous(3).len(), 3);
+    }
+    set_spin_micros(200);
 }
 
 #[test]
