@@ -19,17 +19,28 @@ unsafe impl<U: Send> Sync for SharedMut<U> {}
 /// How many pieces to cut `len` elements into for the current thread's pool:
 /// a few per participant (so a late helper never leaves the caller doing two
 /// shares), none smaller than `min_piece`, and 1 when the pool is one thread.
+/// Above one participant's worth the count is a multiple of the participants:
+/// each then owns as many pieces as the others, where 3 pieces on 2 threads would
+/// leave the caller 2 and its helper 1 (a helper steals only when it has no more).
 ///
 /// ```
 /// let p = ndsimd_kernels::par::pieces(1000, 10_000);
 /// assert_eq!(p, 1);
 /// ```
 pub fn pieces(len: usize, min_piece: usize) -> usize {
-    let threads = pool::current_num_threads();
+    pieces_for(len, min_piece, pool::current_num_threads())
+}
+
+fn pieces_for(len: usize, min_piece: usize, threads: usize) -> usize {
     if threads <= 1 {
         return 1;
     }
-    (len / min_piece.max(1)).clamp(1, threads * 4)
+    let p = (len / min_piece.max(1)).clamp(1, threads * 4);
+    if p > threads {
+        p / threads * threads
+    } else {
+        p
+    }
 }
 
 /// Where piece `i` of `len` elements cut into `pieces` starts (piece `pieces`
@@ -349,6 +360,29 @@ mod tests {
         }
         // A panic leaves nothing behind: the next call works.
         assert_eq!(rows_with("none").payload(), &[2.0; 12]);
+    }
+
+    #[test]
+    fn piece_counts_are_whole_shares() {
+        // (len, min_piece, threads) -> pieces
+        for (len, min, t, want) in [
+            (100, 10, 1, 1),
+            (5, 10, 2, 1),
+            (25, 10, 2, 2),
+            (35, 10, 3, 3),
+            (35, 10, 2, 2),
+            (59, 10, 2, 4),
+            (1000, 10, 2, 8),
+            (1000, 10, 3, 12),
+            (110, 10, 4, 8),
+            (0, 0, 2, 1),
+        ] {
+            assert_eq!(
+                pieces_for(len, min, t),
+                want,
+                "len {len} min {min} threads {t}"
+            );
+        }
     }
 
     #[test]

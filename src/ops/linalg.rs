@@ -404,7 +404,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// Accumulated lane-parallel in the same fixed order as [`sum`](Self::sum)
     /// (fused multiply-adds where the CPU has FMA), within
     /// `(n/L + log2 L + 2)·ε·Σ|a·b|` of the exact value, exact on small
-    /// integer-valued data; `+0.0` when empty. Above 64Ki elements it runs on the
+    /// integer-valued data; `+0.0` when empty. From 32Ki elements it runs on the
     /// pool, each piece in that order and the pieces added in order: the grouping,
     /// not the bound, depends on the thread count.
     ///

@@ -19,7 +19,7 @@ fn contiguous<S: Data>(a: &ArrayBase<S>) -> Cow<'_, [S::Elem]> {
 }
 
 /// Elements per piece below which a reduction stays on one thread.
-const PAR_MIN_REDUCE: usize = 1 << 15;
+const PAR_MIN_REDUCE: usize = 1 << 14;
 /// At most this many partial results (a stack array; `pieces` is ≤ 4×threads).
 const MAX_PIECES: usize = 64;
 

@@ -666,7 +666,7 @@ fn parallel(opts: &Options, threads: usize) {
                 (a.sum() - exact).abs() <= n as f64 * f64::EPSILON * exact,
                 "bench par sum"
             );
-            let pieces = ndsimd::kernels::par::pieces(n, 1 << 15).min(64);
+            let pieces = ndsimd::kernels::par::pieces(n, 1 << 14).min(64);
             let mut parts = [0u64; 64];
             r.row(
                 "par sum",
