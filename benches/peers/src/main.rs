@@ -89,7 +89,7 @@ fn case<T>(
     let fat = faer::Mat::<T>::from_fn(k, m, |j, i| val(i * k + j, 1));
     // B^T stored column-major has B's row-major layout; B stored column-major, Bt's.
     let fbt = faer::Mat::<T>::from_fn(n, k, |j, p| bval(p, j));
-    let fbs = faer::Mat::<T>::from_fn(k, n, |p, j| bval(p, j));
+    let fbs = faer::Mat::<T>::from_fn(k, n, &bval);
     let mut fct = faer::Mat::<T>::zeros(n, m);
     let (fa, fb) = (
         fat.transpose(),

@@ -8,8 +8,15 @@
 //!   step reuses takes half of L1, the rest holding the `MR x KC` panel of A streaming
 //!   through and the tile of C.
 //! - `MC = (L2 / 2) / (KC * s)`, rounded down to a multiple of `MR`, but at least a
-//!   page (4096 bytes) of elements rounded up to `MR`: the packed `MC x KC` block of
-//!   A sits in half of L2 when that is at least a page wide, else in L3. The floor:
+//!   page (4096 bytes) of elements rounded up to `MR` where L3 is near
+//!   ([`NEAR_L3_MAX`]): the packed `MC x KC` block of A sits in half of L2 when that
+//!   is at least a page wide, else in L3. A far L3 gets no floor, as a block pushed
+//!   out of L2 there stalls the kernel: on the Intel mesh VM (2 MiB L2, 480 MiB L3)
+//!   the floor made f32 blocks of 2 MiB (MC 1024 at AVX-512's KC 512, 1024 at
+//!   AVX2's KC 1024), and MC from L2 (512 and 256) ran 1.20-1.26x and 1.47-1.48x
+//!   (f32 1024³, one thread, paired medians of 11 interleaved rounds, `FORMS_F32=1
+//!   ./target/release/forms 1024 1024 1024 1 default,blocked:kc=512:mc=512` in
+//!   `benches/peers`); f64 there is unchanged (MC 512 from L2). The floor:
 //!   when A is packed a k-step at a time (`pack.rs`; A^T of a row-major B) each step
 //!   reads a page-long run, and every B micro-panel is brought back to L1 once per
 //!   MC rows, five times less often at 512 than at this VM's L2 figure of 96 (whose
@@ -36,6 +43,22 @@ const KC_MIN: usize = 64;
 /// The least width of an A block, in bytes (see the module doc).
 const PAGE: usize = 4096;
 
+/// The largest L3 counted as near: one that the narrow form streams A from
+/// (`driver::NARROW_L3_PART`), and that the page floor of `MC` may push A's block
+/// into (module doc). Those measurements were on a chiplet's own 32 MiB L3; an L3 of
+/// hundreds of MiB is a server's mesh, shared by many cores and far from each, and
+/// the narrow form's kernels, which read A's block once per B panel (a third of a
+/// byte per flop with the 16 x 12 AVX-512 f64 tile), stall on it. Measured on such a
+/// VM (Intel, AVX-512, 2 MiB L2, 480 MiB L3; f64 squares, paired medians of 11
+/// interleaved rounds, the blocked form against the narrow one it replaces): one
+/// thread n = 1024 1.22x, 2048 1.42x (`cd benches/peers; ./target/release/forms N N
+/// N T default,blocked`); two threads 1024 1.25x, 2048 1.42x. At 1024 the narrow
+/// form was taken from L2, A's block (KC 256) filling it exactly, hence its half-L2
+/// rule. Where A's block fits in half of L2 the narrow form stays: n = 512 1.04x
+/// over the blocked form on one thread, 1.10x on two; n = 768 (1.5 MiB of A) 0.97x
+/// and 0.99x.
+pub(crate) const NEAR_L3_MAX: usize = 64 << 20;
+
 /// `KC`, `MC`, `NC`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Blocking {
@@ -49,7 +72,8 @@ impl Blocking {
     pub(crate) fn derive(mr: usize, nr: usize, size: usize, cache: CacheInfo) -> Blocking {
         let kc = ((cache.l1d / 2) / (nr * size) / 8 * 8).clamp(KC_MIN, 1024);
         let page = PAGE.div_ceil(size).next_multiple_of(mr);
-        let mc = ((cache.l2 / 2) / (kc * size) / mr * mr).max(page);
+        let floor = if cache.l3 <= NEAR_L3_MAX { page } else { mr };
+        let mc = ((cache.l2 / 2) / (kc * size) / mr * mr).max(floor);
         let nc = ((cache.l3 / 4) / (kc * size) / nr * nr).max(nr);
         Blocking { kc, mc, nc }
     }
@@ -118,6 +142,32 @@ mod tests {
         );
         // The floor rounds up to the tile: 4096 / 4 = 1024 f32 elements, 12 rows a tile.
         assert_eq!(Blocking::derive(12, 4, 4, CacheInfo::DEFAULT).mc, 1032);
+        // A far L3 gets no floor: the mesh VM's caches, f32 on the AVX-512 (32 x 12)
+        // and AVX2 (16 x 6) tiles, f64 on AVX-512's 16 x 12.
+        let mesh = CacheInfo {
+            l1d: 48 << 10,
+            l2: 2 << 20,
+            l3: 480 << 20,
+        };
+        let got = |mr, nr, s| {
+            let b = Blocking::derive(mr, nr, s, mesh);
+            (b.kc, b.mc)
+        };
+        assert_eq!(got(32, 12, 4), (512, 512));
+        assert_eq!(got(16, 6, 4), (1024, 256));
+        assert_eq!(got(16, 12, 8), (256, 512));
+        // The same L1 and L2 with a near L3 keep the floor.
+        let near = CacheInfo {
+            l3: 32 << 20,
+            ..mesh
+        };
+        assert_eq!(Blocking::derive(16, 6, 4, near).mc, 1024);
+        // No floor still leaves a tile.
+        let small_l2 = CacheInfo {
+            l2: 64 << 10,
+            ..mesh
+        };
+        assert_eq!(Blocking::derive(32, 12, 4, small_l2).mc, 32);
     }
 
     #[test]

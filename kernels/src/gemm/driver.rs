@@ -22,7 +22,7 @@
 //! micro-kernel k-loop in order; tile borders do not change the arithmetic (see
 //! `kernel.rs`), so results are bit-identical for any number of threads.
 
-use super::block::{self, Blocking};
+use super::block::{self, Blocking, NEAR_L3_MAX};
 use super::kernel::{Ahead, Kernel};
 use super::mat::{Raw, RawMut};
 use super::pack::{self, Src};
@@ -77,8 +77,8 @@ pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
 
 /// The narrow form is taken when the packed `m x KC` block of A fits in half of L2
 /// (a block filling a whole 2 MiB L2, at 1024³, ran 0.82-0.89x the blocked form:
-/// see [`NARROW_L3_MAX`]), or when the blocks of all the threads (each packs its
-/// own) take at most `L3 / NARROW_L3_PART` of an L3 of at most [`NARROW_L3_MAX`]:
+/// see [`NEAR_L3_MAX`]), or when the blocks of all the threads (each packs its
+/// own) take at most `L3 / NARROW_L3_PART` of an L3 of at most [`NEAR_L3_MAX`]:
 /// the kernel then streams A from L3 with each B panel in L1, as the blocked form
 /// does with its A block (a page of rows at least, already past L2), without
 /// packing all of B's block first and with one pool call per k-block instead of
@@ -88,20 +88,6 @@ pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
 /// threads n = 384 1.11-1.14x, 512 1.01-1.20x (six runs), 768 1.13-1.16x, 1024
 /// 1.05-1.14x, 1536 1.06-1.08x, 2048 1.07-1.09x.
 pub(crate) const NARROW_L3_PART: usize = 4;
-
-/// The largest L3 that the narrow form streams A from ([`NARROW_L3_PART`]). Those
-/// measurements were on a chiplet's own 32 MiB L3; an L3 of hundreds of MiB is a
-/// server's mesh, shared by many cores and far from each, and the narrow form's
-/// kernels, which read A's block once per B panel (a third of a byte per flop with
-/// the 16 x 12 AVX-512 f64 tile), stall on it. Measured on such a VM (Intel, AVX-512,
-/// 2 MiB L2, 480 MiB L3; f64 squares, paired medians of 11 interleaved rounds, the
-/// blocked form against the narrow one it replaces): one thread n = 1024 1.22x,
-/// 2048 1.42x (`cd benches/peers; ./target/release/forms N N N T default,blocked`);
-/// two threads 1024 1.25x, 2048 1.42x. At 1024 the narrow form was taken from L2,
-/// A's block (KC 256) filling it exactly, hence the half-L2 rule. Where A's block
-/// fits in half of L2 the narrow form stays: n = 512 1.04x over the blocked form on
-/// one thread, 1.10x on two; n = 768 (1.5 MiB of A) 0.97x and 0.99x.
-pub(crate) const NARROW_L3_MAX: usize = 64 << 20;
 
 /// In the narrow form, a full B panel whose columns are contiguous along k is read
 /// where it lies (`kernel::BColsFn`), not packed, when A's block has at most this
@@ -280,7 +266,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     let a_block = m.next_multiple_of(mr) * blk.kc * size_of::<T>();
     let narrow = tuning.narrow.unwrap_or(
         a_block <= cache.l2 / 2
-            || (cache.l3 <= NARROW_L3_MAX && a_block * threads <= cache.l3 / NARROW_L3_PART),
+            || (cache.l3 <= NEAR_L3_MAX && a_block * threads <= cache.l3 / NARROW_L3_PART),
     );
     // The kernels prefetch what is packed next when it comes from memory: the
     // operand streamed once (B in the narrow form, A in the blocked one) is at least

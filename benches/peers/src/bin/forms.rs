@@ -17,10 +17,11 @@
 //! `-packb` or `-inb`, with the narrow form's B panels always packed or always read
 //! in place when their columns run along k, or `-par`, split over the threads
 //! whatever the product's size. `(M x K) . (K x N)`; with `FORMS_BT=1`
-//! B is stored as its transpose (`N x K`, row-major: the product `a . b^T`).
+//! B is stored as its transpose (`N x K`, row-major: the product `a . b^T`); with
+//! `FORMS_F32=1` the operands are `f32`.
 use ndsimd::kernels::active_tier;
-use ndsimd::kernels::gemm::{gemm_tuned, MatMut, MatRef, Tuning};
-use ndsimd::Array;
+use ndsimd::kernels::gemm::{gemm_tuned, GemmElement, MatMut, MatRef, Tuning};
+use ndsimd::{Array, Element};
 
 #[path = "../timing.rs"]
 mod timing;
@@ -89,15 +90,23 @@ fn tuning(form: &str) -> Tuning {
     }
 }
 
-fn filled(shape: &[usize], seed: usize) -> Array<f64> {
-    let mut a = Array::<f64>::from_elem(shape, 0.0);
+fn filled<T: Element>(shape: &[usize], seed: usize) -> Array<T> {
+    let mut a = Array::<T>::from_elem(shape, T::zero());
     for (i, x) in a.as_slice_mut().unwrap().iter_mut().enumerate() {
-        *x = ((i * 7 + seed) % 7) as f64 - 3.0;
+        *x = T::from_f64(((i * 7 + seed) % 7) as f64 - 3.0).unwrap();
     }
     a
 }
 
 fn main() {
+    if std::env::var("FORMS_F32").is_ok_and(|v| v == "1") {
+        forms::<f32>();
+    } else {
+        forms::<f64>();
+    }
+}
+
+fn forms<T: Element + GemmElement>() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize| -> usize {
         args.get(i)
@@ -119,14 +128,14 @@ fn main() {
         |s| s.split(',').map(String::from).collect(),
     );
     let bt = std::env::var("FORMS_BT").is_ok_and(|v| v == "1");
-    let (a, b) = (filled(&[m, k], 1), filled(&[k, n], 2));
-    let mut c = Array::<f64>::zeros(&[m, n]);
-    let run = |t: &Tuning, c: &mut Array<f64>| {
+    let (a, b) = (filled::<T>(&[m, k], 1), filled::<T>(&[k, n], 2));
+    let mut c = Array::<T>::zeros(&[m, n]);
+    let run = |t: &Tuning, c: &mut Array<T>| {
         let av = MatRef::new(a.as_slice().unwrap(), 0, m, k, k as isize, 1).unwrap();
         let (rs, cs) = if bt { (1, k as isize) } else { (n as isize, 1) };
         let bv = MatRef::new(b.as_slice().unwrap(), 0, k, n, rs, cs).unwrap();
         let cv = MatMut::new(c.as_slice_mut().unwrap(), 0, m, n, n as isize, 1).unwrap();
-        gemm_tuned(active_tier(), t, 1.0, av, bv, 0.0, cv, threads).unwrap();
+        gemm_tuned(active_tier(), t, T::one(), av, bv, T::zero(), cv, threads).unwrap();
     };
     run(&Tuning::default(), &mut c);
     let want = c.to_vec();
@@ -136,7 +145,7 @@ fn main() {
             c.to_vec()
                 .iter()
                 .zip(&want)
-                .all(|(x, y)| x.to_bits() == y.to_bits()),
+                .all(|(x, y)| x.to_f64().unwrap().to_bits() == y.to_f64().unwrap().to_bits()),
             "form {f} differs from the default"
         );
     }
