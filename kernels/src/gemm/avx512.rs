@@ -35,7 +35,21 @@ x86_simd!(
     fma = _mm512_fmadd_ps
 );
 
-// 2 x 12 = 24 accumulators + 2 of A + 1 broadcast of the 32 registers; the direct
-// path's 8 x 2: 16 accumulators + 2 of B + 1.
-gemm_kernel!(F64, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f64, F64x8, 2 x 12, edge 1 x 8, direct 8 x 2);
-gemm_kernel!(F32, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f32, F32x16, 2 x 12, edge 1 x 8, direct 8 x 2);
+// 2 x 12 = 24 accumulators + 2 of A + 1 broadcast of the 32 registers. The direct
+// path's 6 x 4: 24 accumulators + 4 of B + 1, six broadcasts of A per 24 multiply-adds
+// where 8 x 2 took eight per 16. Measured against 8 x 2 (one thread, the blocked form
+// as each build's anchor, paired medians of 11 interleaved rounds; `forms N N N 1
+// blocked,direct` in benches/peers): f64 32³ 1.80 against 1.76x, 48³ 1.55 / 1.50,
+// 64³ 1.58 / 1.44 (112 GFLOP/s), 96³ 1.30 / 1.18, 128³ 1.14 / 1.04, `24 x 64 x 24`
+// 1.85 / 1.91; f32 64³ 1.75 / 1.65, 96³ 1.36 / 1.28, 128³ 1.22 / 1.14, 48³ 1.43 /
+// 1.47, 32³ 2.12 / 2.24. 8 x 3 and 4 x 4 fell between. With it the direct path
+// beats the packed one far past the AVX2 tier's 64³ (`up to 256`, against the
+// default form, paired medians as above): f64 squares one thread 80-256³ 1.28, 1.28,
+// 1.11, 1.14, 1.05, 1.03x (320³ 0.97, 512³ 0.81), two threads 96-256³ 1.40, 1.28,
+// 1.12, 1.07x; f32 160-256³ 1.23, 1.12, 1.09x (one thread), 1.19, 1.13x (two); not
+// square, with C at most 256 wide: `256 x 64 x 256` 1.05x, `128 x 1024 x 128` 1.14x,
+// `96 x 4096 x 96` 1.17x, `64 x 256 x 256` 1.23x, but wider C loses (`1024 x 128 x
+// 1024` 0.77x, `512 x 64 x 512` 0.90x), as does `256 x 512 x 256` (256 MiB of
+// f64 multiply-adds, 0.98x).
+gemm_kernel!(F64, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f64, F64x8, 2 x 12, edge 1 x 8, direct 6 x 4 up to 256);
+gemm_kernel!(F32, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f32, F32x16, 2 x 12, edge 1 x 8, direct 6 x 4 up to 256);

@@ -95,6 +95,11 @@ pub(crate) unsafe fn direct<V: Simd, const R: usize, const W: usize>(
         unsafe { rows::<V, R, W>(&g, m, a, ars, c, crs, j, Lanes::All) };
         j += W * V::N;
     }
+    if W > 2 && j + 2 * V::N <= n {
+        // SAFETY: columns `j .. j + 2 * N` are inside the `n` columns (checked).
+        unsafe { rows::<V, R, 2>(&g, m, a, ars, c, crs, j, Lanes::All) };
+        j += 2 * V::N;
+    }
     while j + V::N <= n {
         // SAFETY: columns `j .. j + N` are inside the `n` columns (loop condition).
         unsafe { rows::<V, R, 1>(&g, m, a, ars, c, crs, j, Lanes::All) };

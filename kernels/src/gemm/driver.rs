@@ -195,7 +195,9 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         let default = tuning.small_path.is_none()
             && volume > SMALL_MAX
             && fn_ >= kern.lanes
-            && (volume.saturating_mul(size_of::<T>()) <= DIRECT_MAX_BYTES || narrow);
+            && ((volume.saturating_mul(size_of::<T>()) <= kern.direct_max[0]
+                && fm.max(fn_) <= kern.direct_max[1])
+                || narrow);
         tuning.direct_path.unwrap_or(default)
     });
     let parallel_min = tuning.parallel_min.unwrap_or(PARALLEL_MIN);

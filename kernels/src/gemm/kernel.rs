@@ -154,6 +154,10 @@ pub struct Kernel<T> {
     pub lanes: usize,
     /// Rows and columns of the direct path's register block.
     pub direct_tile: [usize; 2],
+    /// The direct path's reach for products of any shape (see the driver's rule):
+    /// at most `direct_max[0]` bytes of `m * n * k` elements, and C at most
+    /// `direct_max[1]` rows and columns.
+    pub direct_max: [usize; 2],
     /// The kernel itself, `run[0][0]`, and the edge kernels: `run[r][c]` computes
     /// and writes only the tile's first `edge[0]` rows when `r == 1` (else `mr`)
     /// and first `edge[1]` columns when `c == 1` (else `nr`), reading the panels at
@@ -414,22 +418,32 @@ pub(crate) unsafe fn tile<
 /// vector `$v` (`$mv` vectors tall, `$nr` wide; the edge kernels `$eh` vectors
 /// tall or `$ew` wide) inside a function compiled with `$features` (none for the
 /// portable tier), and the direct path (`super::direct::direct`) on blocks of `$dr`
-/// rows by `$dw` vectors.
+/// rows by `$dw` vectors, taken by default up to the driver's `DIRECT_MAX_BYTES`, or
+/// with `up to $side` for products of at most `$side`³ f64's bytes whose C has at
+/// most `$side` rows and columns.
 ///
 /// The constant is handed out only by [`super::GemmElement`]'s kernel lookup, which
 /// checks that the CPU has the tier first.
 macro_rules! gemm_kernel {
     ($name:ident, $features:literal, $t:ty, $v:ty, $mv:literal x $nr:literal,
-     edge $eh:literal x $ew:literal, direct $dr:literal x $dw:literal) => {
+     edge $eh:literal x $ew:literal, direct $dr:literal x $dw:literal
+     $(up to $side:literal)?) => {
         gemm_kernel!(@ $name, #[target_feature(enable = $features)], $t, $v, $mv x $nr,
-            $eh x $ew, $dr x $dw);
+            $eh x $ew, $dr x $dw, gemm_kernel!(@max $($side)?));
     };
     ($name:ident, portable, $t:ty, $v:ty, $mv:literal x $nr:literal,
      edge $eh:literal x $ew:literal, direct $dr:literal x $dw:literal) => {
-        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr, $eh x $ew, $dr x $dw);
+        gemm_kernel!(@ $name, #[inline(never)], $t, $v, $mv x $nr, $eh x $ew, $dr x $dw,
+            gemm_kernel!(@max));
+    };
+    (@max) => {
+        [$crate::gemm::driver::DIRECT_MAX_BYTES, usize::MAX]
+    };
+    (@max $side:literal) => {
+        [$side * $side * $side * 8, $side]
     };
     (@ $name:ident, #[$attr:meta], $t:ty, $v:ty, $mv:literal x $nr:literal,
-     $eh:literal x $ew:literal, $dr:literal x $dw:literal) => {
+     $eh:literal x $ew:literal, $dr:literal x $dw:literal, $dmax:expr) => {
         pub(crate) const $name: $crate::gemm::kernel::Kernel<$t> = {
             /// The kernels on `H` vectors by `W` columns: B packed (`b_cs` `None`)
             /// or in place.
@@ -574,6 +588,7 @@ macro_rules! gemm_kernel {
                 nr: $nr,
                 lanes: <$v as $crate::gemm::kernel::Simd>::N,
                 direct_tile: [$dr, $dw * <$v as $crate::gemm::kernel::Simd>::N],
+                direct_max: $dmax,
                 run: [
                     [run::<$mv, $nr>, run::<$mv, $ew>],
                     [run::<$eh, $nr>, run::<$eh, $ew>],
