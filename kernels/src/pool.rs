@@ -22,8 +22,9 @@
 //! way, one chunk at a time; so a fast participant takes more, and a helper that wakes
 //! late finds its run done.
 //!
-//! A hand-off between cores costs a cache line's trip each way (about 150 ns on a
-//! server mesh; `docs/perf.md`), so the path avoids what would add trips in series:
+//! A hand-off between cores costs a cache line's trip each way (a round trip took
+//! 116-137 ns on an Intel mesh VM; `docs/perf.md`, stop 17), so the path avoids what
+//! would add trips in series:
 //! the caller issues no locked instruction between its posts and its first chunk, a
 //! helper finds everything it needs to start on the line it watched, and a helper
 //! with one chunk reports back without reading the other runs first.
@@ -149,7 +150,7 @@ impl Run {
             if i >= end {
                 return;
             }
-            body.call(i, me);
+            body.call(i, Some(me));
         }
     }
 }
@@ -164,19 +165,19 @@ enum Body<'a> {
 }
 
 impl Body<'_> {
-    /// Runs chunk `i` as participant `me`.
+    /// Runs chunk `i` as participant `me` (`None` on rayon's threads).
     #[inline]
-    fn call(self, i: usize, me: usize) {
+    fn call(self, i: usize, me: Option<usize>) {
         match self {
             Body::Plain(f) => f(i),
-            Body::Indexed(f) => f(i, Some(me)),
+            Body::Indexed(f) => f(i, me),
         }
     }
 
     fn inline(self, chunks: usize) {
         let _in_job = InJob::enter();
         for i in 0..chunks {
-            self.call(i, 0);
+            self.call(i, Some(0));
         }
     }
 }
@@ -237,7 +238,7 @@ impl Job {
         loop {
             let pass = || {
                 if let Some(i) = first.take() {
-                    body.call(i, me);
+                    body.call(i, Some(me));
                 }
                 if steal {
                     self.drain_all(body, me);
@@ -558,10 +559,7 @@ fn run_rayon(chunks: usize, body: Body<'_>) {
     use rayon::prelude::*;
     (0..chunks).into_par_iter().with_max_len(1).for_each(|i| {
         let _in_job = InJob::enter();
-        match body {
-            Body::Plain(f) => f(i),
-            Body::Indexed(f) => f(i, None),
-        }
+        body.call(i, None);
     });
 }
 

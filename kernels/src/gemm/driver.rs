@@ -37,7 +37,9 @@ pub(crate) const SMALL_MAX: usize = 1024;
 
 /// Products with `m * n * k * size_of::<T>()` at most this many bytes take the direct
 /// path (`direct.rs`) when B's and C's rows (or A's and C's columns) are contiguous
-/// and hold a whole vector: 64³ multiply-adds in f64, about 80³ in f32. Measured on
+/// and hold a whole vector: 64³ multiply-adds in f64, about 80³ in f32. This is the
+/// kernels' default reach; a tier whose direct blocks go further sets its own
+/// (`gemm_kernel!`'s `up to`, `Kernel::direct_max`: AVX-512). Measured on
 /// the AVX2 tier (one thread, row-major, medians of 7 interleaved runs against the
 /// packed path), f64: 4-6x faster up to 12³, 2.9x at 16³, 1.7x at 32³, 1.35x at 56³,
 /// 1.04-1.08x at 64³, even at 80³ (0.99-1.02) and behind at 96³ (0.85-0.99); f32:
