@@ -605,66 +605,71 @@ fn direct_random_bits<T: Elem>() {
             (2 * dr + 1, 2 * dc + 1, 33, Some(8), 1),
             (7 * dr + 3, dc + 1, 40, Some(16), 3),
             (40, 41, 42, Some(42), 3),
+            (dr + 2, dc + 3, 70, Some(16), 1),
+            (2 * dr + 3, 2 * dc + 1, 61, Some(8), 2),
         ] {
-            let tuning = Tuning {
-                direct_path: Some(true),
-                kc,
-                parallel_min: Some(0),
-                ..Tuning::default()
-            };
-            let kc = k_depth(k, kc.unwrap_or(usize::MAX));
-            for (lays, beta) in [
-                ((Lay::Row, Lay::Row, Lay::Row), 0.0),
-                ((Lay::Gapped, Lay::RowsReversed, Lay::Row), -0.5),
-                ((Lay::Col, Lay::Gapped, Lay::ColsReversed), -0.5),
-            ] {
-                let a = Stored::<T>::new(lays.0, m, k, |_, _| T::random_finite(&mut rng));
-                let b = Stored::<T>::new(lays.1, k, n, |_, _| T::random_finite(&mut rng));
-                let mut c = Stored::<T>::new(lays.2, m, n, |_, _| T::random_finite(&mut rng));
-                let c0: Vec<T> = (0..m * n).map(|x| c.get(x / n, x % n)).collect();
-                let (al, be) = (T::from_f64(1.25), T::from_f64(beta));
-                gemm_tuned(
-                    tier,
-                    &tuning,
-                    al,
-                    a.view(),
-                    b.view(),
-                    be,
-                    c.view_mut(),
-                    threads,
-                )
-                .unwrap();
-                for i in 0..m {
-                    for j in 0..n {
-                        let mut want = c0[i * n + j];
-                        for p0 in (0..k).step_by(kc) {
-                            let mut acc = T::from_f64(0.0);
-                            for p in p0..(p0 + kc).min(k) {
-                                let (x, y) = (a.get(i, p), b.get(p, j));
-                                acc = if fused {
-                                    x.mul_add(y, acc)
+            for whole_k in [None, Some(true), Some(false)] {
+                let tuning = Tuning {
+                    direct_path: Some(true),
+                    kc,
+                    parallel_min: Some(0),
+                    direct_whole_k: whole_k,
+                    ..Tuning::default()
+                };
+                let kc = k_depth(k, kc.unwrap_or(usize::MAX));
+                for (lays, beta) in [
+                    ((Lay::Row, Lay::Row, Lay::Row), 0.0),
+                    ((Lay::Gapped, Lay::RowsReversed, Lay::Row), -0.5),
+                    ((Lay::Col, Lay::Gapped, Lay::ColsReversed), -0.5),
+                ] {
+                    let a = Stored::<T>::new(lays.0, m, k, |_, _| T::random_finite(&mut rng));
+                    let b = Stored::<T>::new(lays.1, k, n, |_, _| T::random_finite(&mut rng));
+                    let mut c = Stored::<T>::new(lays.2, m, n, |_, _| T::random_finite(&mut rng));
+                    let c0: Vec<T> = (0..m * n).map(|x| c.get(x / n, x % n)).collect();
+                    let (al, be) = (T::from_f64(1.25), T::from_f64(beta));
+                    gemm_tuned(
+                        tier,
+                        &tuning,
+                        al,
+                        a.view(),
+                        b.view(),
+                        be,
+                        c.view_mut(),
+                        threads,
+                    )
+                    .unwrap();
+                    for i in 0..m {
+                        for j in 0..n {
+                            let mut want = c0[i * n + j];
+                            for p0 in (0..k).step_by(kc) {
+                                let mut acc = T::from_f64(0.0);
+                                for p in p0..(p0 + kc).min(k) {
+                                    let (x, y) = (a.get(i, p), b.get(p, j));
+                                    acc = if fused {
+                                        x.mul_add(y, acc)
+                                    } else {
+                                        x * y + acc
+                                    };
+                                }
+                                let t = acc * al;
+                                want = if p0 > 0 {
+                                    t + T::from_f64(1.0) * want
+                                } else if beta == 0.0 {
+                                    t
                                 } else {
-                                    x * y + acc
+                                    t + be * want
                                 };
                             }
-                            let t = acc * al;
-                            want = if p0 > 0 {
-                                t + T::from_f64(1.0) * want
-                            } else if beta == 0.0 {
-                                t
-                            } else {
-                                t + be * want
-                            };
+                            assert!(
+                                c.get(i, j).bits() == want.bits(),
+                                "{} {tier} {m}x{n}x{k} {lays:?}: C[{i}, {j}] = {:?}, want {want:?}",
+                                T::NAME,
+                                c.get(i, j)
+                            );
                         }
-                        assert!(
-                            c.get(i, j).bits() == want.bits(),
-                            "{} {tier} {m}x{n}x{k} {lays:?}: C[{i}, {j}] = {:?}, want {want:?}",
-                            T::NAME,
-                            c.get(i, j)
-                        );
                     }
+                    assert!(c.canaries_intact(), "{} {tier} {m}x{n}x{k}", T::NAME);
                 }
-                assert!(c.canaries_intact(), "{} {tier} {m}x{n}x{k}", T::NAME);
             }
         }
     }

@@ -68,6 +68,18 @@ pub(crate) const PARALLEL_MIN: usize = 48 * 48 * 48;
 /// 32, 256, 4096: 4.4, 2.2, 1.35, 1.32x; n = 16, m = 16, 64, 128: 2.0, 1.18, 1.04x.
 pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
 
+/// The direct path runs k's blocks inside each register block of C when a strip of
+/// B (its kernel's register block of columns) through the whole of k takes at most
+/// `L2 / DIRECT_WHOLE_K` bytes: each block of rows then reads its rows of A once
+/// from end to end, and B's strip again from L2. Measured (AVX-512 f64 on the Intel
+/// mesh VM, one thread, medians of 11 rounds, two processes each of the build
+/// before, where the blocks always ran outside): `(4096 x 1024) . (1024 x 16)`
+/// 63.2-70.0 -> 77.1-77.3 GFLOP/s, `(2048 x 1024) . (1024 x 32)` 82.0-82.3 ->
+/// 88.9-90.5; with the blocks inside and B's strip of 8 MiB, `(16 x 65536) . (65536
+/// x 16)` fell from 49.7-51.3 to 28.8-28.9 (B read from memory once per block of
+/// rows), hence the bound.
+pub(crate) const DIRECT_WHOLE_K: usize = 2;
+
 /// The kernels prefetch the next packed source (`kernel::Ahead`) when the operand
 /// streamed once is at least `L3 / PREFETCH_MIN_L3_PART` bytes: then it comes from
 /// memory; from L3 the hints only cost. Measured (AVX2 f64, one thread, row-major
@@ -211,26 +223,36 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     if let Some((m, n, a, b, c)) = form {
         // In the packed path's KC blocks, each one's sum written to C before the
         // next (the first with the caller's beta, the later ones with 1), so every
-        // element is summed as the packed path sums it whatever k. Rows of C are
-        // split over the pool in whole register blocks.
+        // element is summed as the packed path sums it whatever k. The kernel runs
+        // the blocks inside each register block of C (A's rows read through k in
+        // one pass, `direct.rs`) when a strip of B through the whole of k fits in
+        // half of L2 (`DIRECT_WHOLE_K`); else the blocks run here, each over every
+        // row, so that B's block is read from memory once. Rows of C are split over
+        // the pool in whole register blocks.
         let kc = block::depth(k, tuning.kc.unwrap_or(derived.kc));
+        let strip = k.saturating_mul(n.min(dw)).saturating_mul(size_of::<T>());
+        let whole = tuning
+            .direct_whole_k
+            .unwrap_or(strip <= crate::cache_info().l2 / DIRECT_WHOLE_K);
+        let step = if whole { k } else { kc };
         let blocks = m.div_ceil(dr);
         let chunks = bands(blocks, threads, 1);
         fan_out(threads, chunks, &|q, _| {
             let rows = share(blocks, chunks, q);
             let (i0, i1) = (rows.start * dr, (rows.end * dr).min(m));
-            for pc in (0..k).step_by(kc) {
-                let kcb = kc.min(k - pc);
+            for pc in (0..k).step_by(step) {
+                let kcb = step.min(k - pc);
                 // SAFETY: the caller's views (transposed together or not) cut to rows
                 // `i0 .. i1` of A and C (this chunk's alone) and to the k-range
-                // `pc .. pc + kcb`, `kcb > 0`; B's and C's rows contiguous (or one
-                // element long), as `direct_form` checked; `kern` exists only when
-                // the CPU has its tier.
+                // `pc .. pc + kcb`, `kcb > 0`, `kc > 0`; B's and C's rows contiguous
+                // (or one element long), as `direct_form` checked; `kern` exists
+                // only when the CPU has its tier.
                 unsafe {
                     (kern.direct)(
                         i1 - i0,
                         n,
                         kcb,
+                        kc,
                         a.at(i0, pc),
                         (a.rs, a.cs),
                         b.at(pc, 0),

@@ -20,7 +20,7 @@
 /// and take raw pointers (valid for `N` elements; no alignment needed).
 pub(crate) trait Simd: Copy {
     /// The element type.
-    type T: Copy;
+    type T: crate::scalar::Arith;
     /// Lanes.
     const N: usize;
     /// All lanes `+0`.
@@ -558,6 +558,7 @@ macro_rules! gemm_kernel {
                 m: usize,
                 n: usize,
                 k: usize,
+                kc: usize,
                 a: *const $t,
                 a_strides: (isize, isize),
                 b: *const $t,
@@ -571,7 +572,7 @@ macro_rules! gemm_kernel {
                 // `direct`'s; `$v`'s features are present.
                 unsafe {
                     $crate::gemm::direct::direct::<$v, $dr, $dw>(
-                        (m, n, k),
+                        (m, n, k, kc),
                         a,
                         a_strides,
                         b,

@@ -193,6 +193,10 @@ pub struct Tuning {
     /// along k where they lie (`true`) or never (`false`); by default, when A's
     /// block has few panels (see `kernel::BColsFn`).
     pub b_in_place: Option<bool>,
+    /// Force the direct path to run k's blocks inside each register block of C
+    /// (`true`) or each over every row (`false`); by default, by the size of B's
+    /// strip (`driver::DIRECT_WHOLE_K`). The results are the same bits either way.
+    pub direct_whole_k: Option<bool>,
 }
 
 /// `(MR, NR, KC, MC, NC)` of the packed path at `tier` for this machine, for tests
