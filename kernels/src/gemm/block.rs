@@ -3,10 +3,19 @@
 //! With `s` the element size, `MR x NR` the register tile and `L1`, `L2`, `L3` from
 //! [`crate::cache_info`]:
 //!
-//! - `KC = (L1 / 2) / (NR * s)`, rounded down to a multiple of 8 and kept in
-//!   `64..=1024`: the `KC x NR` panel of B that every micro-kernel call of one `jr`
-//!   step reuses takes half of L1, the rest holding the `MR x KC` panel of A streaming
-//!   through and the tile of C.
+//! - `KC = min((L1 / 2) / (NR * s), L1 / (MR * s))`, rounded down to a multiple of 8
+//!   and kept in `64..=1024`: the `KC x NR` panel of B that every micro-kernel call
+//!   of one `jr` step reuses takes half of L1, the rest holding the tile of C and
+//!   the `MR x KC` panel of A streaming through, which may not exceed one L1 (a
+//!   longer one evicts B's panel before its next pass). The second bound binds only
+//!   for tiles more than twice as tall as wide: measured on the Intel mesh VM (48
+//!   KiB L1; one thread, paired medians of 11 interleaved rounds, `forms` in
+//!   `benches/peers` with `:kc=` forced, two runs each), AVX-512 f32 48 x 8, KC
+//!   256 against 768: `(16 x 1024) . (1024 x 4096)` 1.10, 1.11x, 1024³ 0.97, 1.00x,
+//!   2048³ 0.95, 1.04x; f64 24 x 8, 256 against 384: level (1.00-1.04x, m = 16 to
+//!   64); AVX2 f32 16 x 6, 768 against 1024: 1024³ 1.04, 1.05x, `(16 x 1024) .
+//!   (1024 x 4096)` 1.08, 1.10x, 2048³ 1.01, 1.09x. The NEON f32 16 x 6 tile
+//!   follows the same rule, not measured on hardware.
 //! - `MC = (L2 / 2) / (KC * s)`, rounded down to a multiple of `MR`, but at least a
 //!   page (4096 bytes) of elements rounded up to `MR` where L3 is near
 //!   ([`NEAR_L3_MAX`]): the packed `MC x KC` block of A sits in half of L2 when that
@@ -48,7 +57,7 @@ const PAGE: usize = 4096;
 /// into (module doc). Those measurements were on a chiplet's own 32 MiB L3; an L3 of
 /// hundreds of MiB is a server's mesh, shared by many cores and far from each, and
 /// the narrow form's kernels, which read A's block once per B panel (a third of a
-/// byte per flop with the 16 x 12 AVX-512 f64 tile), stall on it. Measured on such a
+/// byte per flop with the 16 x 12 AVX-512 f64 tile of the time), stall on it. Measured on such a
 /// VM (Intel, AVX-512, 2 MiB L2, 480 MiB L3; f64 squares, paired medians of 11
 /// interleaved rounds, the blocked form against the narrow one it replaces): one
 /// thread n = 1024 1.22x, 2048 1.42x (`cd benches/peers; ./target/release/forms N N
@@ -70,7 +79,9 @@ pub(crate) struct Blocking {
 impl Blocking {
     /// The blocking for an `mr x nr` kernel on elements of `size` bytes.
     pub(crate) fn derive(mr: usize, nr: usize, size: usize, cache: CacheInfo) -> Blocking {
-        let kc = ((cache.l1d / 2) / (nr * size) / 8 * 8).clamp(KC_MIN, 1024);
+        let b_panel = (cache.l1d / 2) / (nr * size);
+        let a_panel = cache.l1d / (mr * size);
+        let kc = (b_panel.min(a_panel) / 8 * 8).clamp(KC_MIN, 1024);
         let page = PAGE.div_ceil(size).next_multiple_of(mr);
         let floor = if cache.l3 <= NEAR_L3_MAX { page } else { mr };
         let mc = ((cache.l2 / 2) / (kc * size) / mr * mr).max(floor);
@@ -142,8 +153,8 @@ mod tests {
         );
         // The floor rounds up to the tile: 4096 / 4 = 1024 f32 elements, 12 rows a tile.
         assert_eq!(Blocking::derive(12, 4, 4, CacheInfo::DEFAULT).mc, 1032);
-        // A far L3 gets no floor: the mesh VM's caches, f32 on the AVX-512 (32 x 12)
-        // and AVX2 (16 x 6) tiles, f64 on AVX-512's 16 x 12.
+        // A far L3 gets no floor: the mesh VM's caches, f32 on a 32 x 12 tile and
+        // AVX2's 16 x 6, f64 on a 16 x 12.
         let mesh = CacheInfo {
             l1d: 48 << 10,
             l2: 2 << 20,
@@ -153,9 +164,13 @@ mod tests {
             let b = Blocking::derive(mr, nr, s, mesh);
             (b.kc, b.mc)
         };
-        assert_eq!(got(32, 12, 4), (512, 512));
-        assert_eq!(got(16, 6, 4), (1024, 256));
+        assert_eq!(got(32, 12, 4), (384, 672));
+        assert_eq!(got(16, 6, 4), (768, 336));
         assert_eq!(got(16, 12, 8), (256, 512));
+        // A tile more than twice as tall as wide: A's micro-panel bounds KC to one
+        // L1 (AVX-512's 48 x 8 f32 and 24 x 8 f64).
+        assert_eq!(got(48, 8, 4), (256, 1008));
+        assert_eq!(got(24, 8, 8), (256, 504));
         // The same L1 and L2 with a near L3 keep the floor.
         let near = CacheInfo {
             l3: 32 << 20,

@@ -89,9 +89,11 @@ pub(crate) const DIRECT_WHOLE_K: usize = 2;
 /// 32 MiB 1.14-1.22x, 64 MiB 1.15x; `(1024 x 256) . (256 x 16)` (2 MiB) 0.83-0.92x.
 pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
 
-/// The narrow form is taken when the packed `m x KC` block of A fits in half of L2
-/// (a block filling a whole 2 MiB L2, at 1024³, ran 0.82-0.89x the blocked form:
-/// see [`NEAR_L3_MAX`]), or when the blocks of all the threads (each packs its
+/// The narrow form is taken when the `m x KC` block of A fits in half of L2 (its
+/// rows counted, not the zero rows padding the last panel: 512 rows in 24-row
+/// panels of KC 256 are 528 packed, 3% over, and the narrow form ran 1.06-1.16x the
+/// blocked one there on two threads; a block filling a whole 2 MiB L2, at 1024³,
+/// ran 0.82-0.89x the blocked form: see [`NEAR_L3_MAX`]), or when the blocks of all the threads (each packs its
 /// own) take at most `L3 / NARROW_L3_PART` of an L3 of at most [`NEAR_L3_MAX`]:
 /// the kernel then streams A from L3 with each B panel in L1, as the blocked form
 /// does with its A block (a page of rows at least, already past L2), without
@@ -289,7 +291,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     .fit(m, n, k, mr, nr);
     let bands_per_thread = tuning.bands_per_thread.unwrap_or(BANDS_PER_THREAD);
     let cache = crate::cache_info();
-    let a_block = m.next_multiple_of(mr) * blk.kc * size_of::<T>();
+    let a_block = m * blk.kc * size_of::<T>();
     let narrow = tuning.narrow.unwrap_or(
         a_block <= cache.l2 / 2
             || (cache.l3 <= NEAR_L3_MAX && a_block * threads <= cache.l3 / NARROW_L3_PART),

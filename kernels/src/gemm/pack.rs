@@ -186,7 +186,7 @@ pub(crate) unsafe fn block<T: Arith>(
 /// rows of a panel are `8 * W` elements, whole cache lines for every panel width
 /// (even) and element size the kernels use, so each line of a panel is written
 /// whole at once. A step at a time wrote `W` elements (a line and a half for the
-/// 16 x 12 AVX-512 f64 tile) into every panel in turn, panels `W * KC` elements
+/// 16 x 12 AVX-512 f64 tile of the time) into every panel in turn, panels `W * KC` elements
 /// apart (24 KiB there: all in one set of L1), so lines left L1 half written and
 /// came back for the rest. The runs read stay sequential, eight rows at once.
 /// Measured (AVX-512 f64 on the Intel mesh VM, row-major operands, the blocked
