@@ -8,8 +8,8 @@
 //!   of one `jr` step reuses takes half of L1, the rest holding the tile of C and
 //!   the `MR x KC` panel of A streaming through, which may not exceed one L1 (a
 //!   longer one evicts B's panel before its next pass). The second bound binds only
-//!   for tiles more than twice as tall as wide: measured on the Intel mesh VM (48
-//!   KiB L1; one thread, paired medians of 11 interleaved rounds, `forms` in
+//!   for tiles more than twice as tall as wide: measured on the Emerald Rapids VM
+//!   of stop 19 (48 KiB L1; one thread, paired medians of 11 interleaved rounds, `forms` in
 //!   `benches/peers` with `:kc=` forced, two runs each), AVX-512 f32 48 x 8, KC
 //!   256 against 768: `(16 x 1024) . (1024 x 4096)` 1.10, 1.11x, 1024³ 0.97, 1.00x,
 //!   2048³ 0.95, 1.04x; f64 24 x 8, 256 against 384: level (1.00-1.04x, m = 16 to

@@ -91,11 +91,12 @@ pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
 
 /// The narrow form is taken when the `m x KC` block of A fits in half of L2 (its
 /// rows counted, not the zero rows padding the last panel: 512 rows in 24-row
-/// panels of KC 256 are 528 packed, 3% over, and the narrow form ran 1.06-1.16x the
-/// blocked one there on two threads; a block filling a whole 2 MiB L2, at 1024³,
-/// ran 0.82-0.89x the blocked form: see [`NEAR_L3_MAX`]), or when the blocks of all the threads (each packs its
-/// own) take at most `L3 / NARROW_L3_PART` of an L3 of at most [`NEAR_L3_MAX`]:
-/// the kernel then streams A from L3 with each B panel in L1, as the blocked form
+/// panels of KC 256 are 528 packed, 3% over, and the narrow form ran 1.06-1.16x
+/// the blocked one there on two threads; a block filling a whole 2 MiB L2, at
+/// 1024³, ran 0.82-0.89x the blocked form: see [`NEAR_L3_MAX`]), or when the
+/// blocks of all the threads (each packs its own) take at most
+/// `L3 / NARROW_L3_PART` of an L3 of at most [`NEAR_L3_MAX`]: the kernel then
+/// streams A from L3 with each B panel in L1, as the blocked form
 /// does with its A block (a page of rows at least, already past L2), without
 /// packing all of B's block first and with one pool call per k-block instead of
 /// two. Measured (AVX2 f64, squares, row-major, paired medians
