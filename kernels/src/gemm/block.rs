@@ -16,10 +16,18 @@
 //!   64); AVX2 f32 16 x 6, 768 against 1024: 1024³ 1.04, 1.05x, `(16 x 1024) .
 //!   (1024 x 4096)` 1.08, 1.10x, 2048³ 1.01, 1.09x. The NEON f32 16 x 6 tile
 //!   follows the same rule, not measured on hardware.
-//! - `MC = (L2 / 2) / (KC * s)`, rounded down to a multiple of `MR`, but at least a
+//! - `MC = (L2 / 4) / (KC * s)`, rounded down to a multiple of `MR`, but at least a
 //!   page (4096 bytes) of elements rounded up to `MR` where L3 is near
-//!   ([`NEAR_L3_MAX`]): the packed `MC x KC` block of A sits in half of L2 when that
-//!   is at least a page wide, else in L3. A far L3 gets no floor, as a block pushed
+//!   ([`NEAR_L3_MAX`]): the packed `MC x KC` block of A sits in a quarter of L2 when
+//!   that is at least a page wide, else in L3. A quarter, not the half it was: on the
+//!   Emerald Rapids VM of stop 19 (2 MiB L2, far L3, so no floor; AVX-512, paired
+//!   medians of 11 interleaved rounds, `forms` with `:mc=` forced), f64 MC 240
+//!   against 504: `(16 x 1024) . (1024 x 4096)` 1.03-1.11x on one thread, 1.07-1.22x
+//!   on two, `(64 x 1024) . (1024 x 4096)` 1.10x, 1.03x, squares 1024-2048 and
+//!   `1024 x 256 x 1024` 0.99-1.05x; f32 MC 480 against 1008: 1.02x, 1.15x, squares
+//!   0.99-1.05x. There the block of A serves few panels of B (16 or 64 columns of
+//!   C^T) and its packing is half the work: a block packed and read while it is
+//!   still young in L2 pays off more than one that lasts. A far L3 gets no floor, as a block pushed
 //!   out of L2 there stalls the kernel: on the Intel mesh VM (2 MiB L2, 480 MiB L3)
 //!   the floor made f32 blocks of 2 MiB (MC 1024 at AVX-512's KC 512, 1024 at
 //!   AVX2's KC 1024), and MC from L2 (512 and 256) ran 1.20-1.26x and 1.47-1.48x
@@ -38,7 +46,7 @@
 //!   the packed `KC x NC` block of B takes a quarter of L3 (shared by the cores).
 //!
 //! With the default caches ([`crate::CacheInfo::DEFAULT`]: 32 KiB, 1 MiB, 32 MiB) and
-//! the AVX2 f64 kernel (8x6) this gives KC 336, MC 512 (the page floor; 192 from L2),
+//! the AVX2 f64 kernel (8x6) this gives KC 336, MC 512 (the page floor; 96 from L2),
 //! NC 3120.
 //!
 //! A product smaller than a block gets the block cut down to its own size (rounded up
@@ -84,7 +92,7 @@ impl Blocking {
         let kc = (b_panel.min(a_panel) / 8 * 8).clamp(KC_MIN, 1024);
         let page = PAGE.div_ceil(size).next_multiple_of(mr);
         let floor = if cache.l3 <= NEAR_L3_MAX { page } else { mr };
-        let mc = ((cache.l2 / 2) / (kc * size) / mr * mr).max(floor);
+        let mc = ((cache.l2 / 4) / (kc * size) / mr * mr).max(floor);
         let nc = ((cache.l3 / 4) / (kc * size) / nr * nr).max(nr);
         Blocking { kc, mc, nc }
     }
@@ -144,7 +152,7 @@ mod tests {
         assert!(b.mc >= 8 && b.nc >= 6);
         // Above the page floor, MC follows L2.
         let big = CacheInfo {
-            l2: 4 << 20,
+            l2: 8 << 20,
             ..CacheInfo::DEFAULT
         };
         assert_eq!(
@@ -164,13 +172,13 @@ mod tests {
             let b = Blocking::derive(mr, nr, s, mesh);
             (b.kc, b.mc)
         };
-        assert_eq!(got(32, 12, 4), (384, 672));
-        assert_eq!(got(16, 6, 4), (768, 336));
-        assert_eq!(got(16, 12, 8), (256, 512));
+        assert_eq!(got(32, 12, 4), (384, 320));
+        assert_eq!(got(16, 6, 4), (768, 160));
+        assert_eq!(got(16, 12, 8), (256, 256));
         // A tile more than twice as tall as wide: A's micro-panel bounds KC to one
         // L1 (AVX-512's 48 x 8 f32 and 24 x 8 f64).
-        assert_eq!(got(48, 8, 4), (256, 1008));
-        assert_eq!(got(24, 8, 8), (256, 504));
+        assert_eq!(got(48, 8, 4), (256, 480));
+        assert_eq!(got(24, 8, 8), (256, 240));
         // The same L1 and L2 with a near L3 keep the floor.
         let near = CacheInfo {
             l3: 32 << 20,

@@ -153,8 +153,8 @@ fn slot_count(threads: usize) -> usize {
     }
 }
 
-/// Enough room for the largest register tile (AVX-512 f32: 32 x 12): the scratch
-/// tile for edge tiles and strided C.
+/// Enough room for the largest register tile (AVX-512 f32: 48 x 8, 384 elements):
+/// the scratch tile for edge tiles and strided C.
 const TILE_MAX: usize = 512;
 
 /// A pointer the workers share; what each may touch is said where it is used.

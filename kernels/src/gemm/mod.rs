@@ -18,7 +18,7 @@
 //! | scalar | 4x4 | 4x4 | `a * b + c` (two roundings) |
 //! | sse2 | 4x4 | 8x4 | mul then add |
 //! | avx2 | 8x6 | 16x6 | fused |
-//! | avx512 | 16x12 | 32x12 | fused (first run 2026-12-01; other shapes untried) |
+//! | avx512 | 24x8 | 48x8 | fused (chosen over 16x12, 32x6, 16x14, 16x8: `avx512.rs`) |
 //! | neon | 8x6 | 16x6 | fused |
 //!
 //! Tiles are `MR x NR`; the kernel keeps `MR / lanes * NR` vector accumulators.
