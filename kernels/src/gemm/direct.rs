@@ -238,15 +238,8 @@ unsafe fn block<V: Simd, const R: usize, const W: usize>(
         // 64³ about 3% (AVX-512 f64, one thread, three pairs of processes); with
         // this path the build still ran 64³ 1.5-3% behind the one before the loop
         // (module doc).
-        let mut acc = [[V::zero(); W]; R];
-        let bp = g.b.wrapping_add(j);
-        if ahead {
-            // SAFETY: steps `0 .. k` of these rows and columns, as the caller allows.
-            unsafe { k_loop::<V, R, W, true>(&mut acc, g, (a, bp, g.k), ars, lanes) };
-        } else {
-            // SAFETY: as above.
-            unsafe { k_loop::<V, R, W, false>(&mut acc, g, (a, bp, g.k), ars, lanes) };
-        }
+        // SAFETY: steps `0 .. k` of these rows and columns, as the caller allows.
+        let acc = unsafe { sum::<V, R, W>(g, (a, g.b.wrapping_add(j), g.k), ars, lanes, ahead) };
         // SAFETY: as the caller allows.
         return unsafe { write::<V, R, W>(&acc, c, crs, j, lanes, g.alpha, g.beta) };
     }
@@ -256,22 +249,40 @@ unsafe fn block<V: Simd, const R: usize, const W: usize>(
         let steps = g.kc.min(g.k - pc);
         let ap = a.wrapping_offset(pc as isize * g.acs);
         let bp = g.b.wrapping_offset(pc as isize * g.brs).wrapping_add(j);
-        let mut acc = [[V::zero(); W]; R];
-        // Two loops, so that only the strip's first block of rows carries the hints.
-        if ahead {
-            // SAFETY: steps `pc .. pc + steps` of these rows and columns, as the
-            // caller allows.
-            unsafe { k_loop::<V, R, W, true>(&mut acc, g, (ap, bp, steps), ars, lanes) };
-        } else {
-            // SAFETY: as above.
-            unsafe { k_loop::<V, R, W, false>(&mut acc, g, (ap, bp, steps), ars, lanes) };
-        }
+        // SAFETY: steps `pc .. pc + steps` of these rows and columns, as the caller
+        // allows.
+        let acc = unsafe { sum::<V, R, W>(g, (ap, bp, steps), ars, lanes, ahead) };
         // SAFETY: as the caller allows.
         unsafe { write::<V, R, W>(&acc, c, crs, j, lanes, g.alpha, beta) };
         // The later blocks add to what the earlier ones wrote.
         beta = Some(<V::T as crate::scalar::Arith>::ONE);
         pc += steps;
     }
+}
+
+/// The sums of one k-block, `steps` steps from `ap` and `bp`: [`k_loop`] with the
+/// hints when `ahead` (two loops, so that only the strip's first block of rows
+/// carries them).
+///
+/// # Safety
+/// As [`k_loop`].
+#[inline(always)]
+unsafe fn sum<V: Simd, const R: usize, const W: usize>(
+    g: &Geom<V::T>,
+    block: (*const V::T, *const V::T, usize),
+    ars: isize,
+    lanes: Lanes,
+    ahead: bool,
+) -> [[V; W]; R] {
+    let mut acc = [[V::zero(); W]; R];
+    if ahead {
+        // SAFETY: as the caller allows.
+        unsafe { k_loop::<V, R, W, true>(&mut acc, g, block, ars, lanes) };
+    } else {
+        // SAFETY: as above.
+        unsafe { k_loop::<V, R, W, false>(&mut acc, g, block, ars, lanes) };
+    }
+    acc
 }
 
 /// Writes `R x W` accumulators to C at column `j`: `t = alpha * acc`, then
