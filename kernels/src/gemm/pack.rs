@@ -8,7 +8,7 @@
 //! narrower than `w` (the last one of a block) is padded with zeros, so the kernel
 //! always runs a full tile.
 
-use super::kernel::{Ahead, LINE};
+use super::kernel::{prefetch, Ahead, LINE};
 use crate::scalar::Arith;
 
 /// `$body` with the constant `$W` equal to `$w` when `$w` is a panel width some
@@ -95,6 +95,14 @@ pub(crate) unsafe fn panel<T: Arith>(dst: *mut T, src: Src<T>, width: usize, w: 
 /// [`panel`] for a width known at compile time, so that a full panel's inner loops
 /// unroll into straight moves (no `memcpy` call per step).
 ///
+/// A panel wider than [`ALIAS_WAYS`] whose elements are not contiguous (B^T's rows
+/// as the kernel's A, when B is stored transposed) is gathered [`STEP_GROUP`] steps
+/// at a time, element by element: each element's run of steps (a line when steps
+/// are contiguous) is read whole before the next, with a hint for the run
+/// [`GATHER_AHEAD`] groups on. A step at a time read one element of each of the `W`
+/// runs in turn; with a power-of-two row stride all `W` lines fall in one L1 set
+/// and evicted each other before their next element was read.
+///
 /// # Safety
 /// As [`panel`] with `w == W`.
 #[inline(always)]
@@ -103,11 +111,21 @@ unsafe fn fixed<T: Arith, const W: usize>(dst: *mut T, src: Src<T>, width: usize
         // SAFETY: the caller's contract.
         return unsafe { general(dst, src, width, W, kc) };
     }
-    // SAFETY (both loops): each read is `src.at(x, p)` with `x < W == width`,
+    // SAFETY (every loop): each read is `src.at(x, p)` with `x < W == width`,
     // `p < kc`, and each write `dst + p * W + x`, as the caller allows.
     if src.along == 1 {
         for p in 0..kc {
             unsafe { core::ptr::copy_nonoverlapping(src.at(0, p), dst.add(p * W), W) };
+        }
+    } else if W > ALIAS_WAYS {
+        for p0 in (0..kc).step_by(STEP_GROUP) {
+            let steps = p0..(p0 + STEP_GROUP).min(kc);
+            for x in 0..W {
+                prefetch::<true>(src.at(x, p0 + GATHER_AHEAD * STEP_GROUP).cast());
+                for p in steps.clone() {
+                    unsafe { *dst.add(p * W + x) = *src.at(x, p) };
+                }
+            }
         }
     } else {
         for p in 0..kc {
@@ -226,6 +244,24 @@ unsafe fn by_steps<T: Arith, const W: usize>(
         }
     }
 }
+
+/// Panels at most this wide keep the step-at-a-time gather of [`fixed`]: the lines
+/// of one step fit in one set of an 8-way L1 even when the row stride is a multiple
+/// of 4 KiB.
+///
+/// Measured on the Zen 4 VM (AVX-512 f64, 24-wide panels of A, 8-wide of B; paired
+/// medians of 11 interleaved rounds, `forms` in `benches/peers` with a throwaway
+/// switch) against the step-at-a-time gather for every width: `a . b^T` at 512²
+/// (`FORMS_BT=1`, the 24-wide gather) 1.07-1.11x on two threads, where each thread
+/// packs A's whole block, and 1.02-1.04x on one; with the 8-wide B panels gathered
+/// in groups too, row-major 512² came out 0.94-0.98x, so those keep the old order.
+const ALIAS_WAYS: usize = 8;
+
+/// How many groups of [`STEP_GROUP`] steps ahead [`fixed`]'s grouped gather asks for
+/// its runs. The same `a . b^T` at 512², one thread / two, over runs: without the
+/// hint 0.97-1.00x / 1.01-1.08x; one group ahead 0.98-1.00x / 1.05-1.06x; two
+/// 0.99-1.04x / 1.05-1.11x; four 1.00x / 1.03x.
+const GATHER_AHEAD: usize = 2;
 
 /// [`block`] a panel at a time.
 ///
