@@ -14,7 +14,11 @@
 //!     NDSIMD_NUM_THREADS=1 MATMUL_NUM_THREADS=1 RAYON_NUM_THREADS=1 cargo run --release
 //!     NDSIMD_NUM_THREADS=2 MATMUL_NUM_THREADS=2 RAYON_NUM_THREADS=2 cargo run --release
 //!
-//! `PEERS_SQUARES=64,128` runs only those square products.
+//! `PEERS_SQUARES=64,128` runs only those square products. `PEERS_ONLY=LIST` runs
+//! only the cases whose key contains one of the comma-separated words: a product's
+//! key is `TYPE:MxKxN`, with `:bt` when B is stored transposed (`f64:512x512x512:bt`,
+//! `f32:1024x1024x1024`), the vector cases' `matvec` and `vdot`. `PEERS_ROUNDS=N`
+//! sets the rounds (default 7).
 //!
 //! The thread count comes from `NDSIMD_NUM_THREADS`; faer gets `Par::rayon(n)`,
 //! matrixmultiply reads `MATMUL_NUM_THREADS` itself, OpenBLAS `OPENBLAS_NUM_THREADS`
@@ -206,7 +210,7 @@ fn paired(t: &[Vec<f64>]) -> (f64, f64, f64) {
 
 /// Our matvec (1024²) and `vdot` (2^20) against OpenBLAS's `dgemv` and `ddot`, the
 /// issue's two vector rows, interleaved as [`case`]; GFLOP/s.
-fn vector_cases(ob: &OpenBlas, threads: usize, rounds: usize) {
+fn vector_cases(ob: &OpenBlas, threads: usize, rounds: usize, wanted: &dyn Fn(&str) -> bool) {
     let filled = filled::<f64>;
     let n = 1024;
     let (a, x) = (filled(&[n, n], 1), filled(&[n], 2));
@@ -229,7 +233,7 @@ fn vector_cases(ob: &OpenBlas, threads: usize, rounds: usize) {
         Box::new(|| time(&mut || ours(black_box(&mut y)), mv)),
         Box::new(|| time(&mut || blas(black_box(&mut yb)), mv)),
     ];
-    let mut t = interleaved(&mut libs, rounds);
+    let t = wanted("matvec").then(|| interleaved(&mut libs, rounds));
     let mut libs: Vec<Box<dyn FnMut() -> f64 + '_>> = vec![
         Box::new(|| {
             time(
@@ -248,8 +252,10 @@ fn vector_cases(ob: &OpenBlas, threads: usize, rounds: usize) {
             )
         }),
     ];
-    let mut td = interleaved(&mut libs, rounds);
-    for (name, t) in [("matvec 1024²", &mut t), ("vdot 2^20", &mut td)] {
+    let td = wanted("vdot").then(|| interleaved(&mut libs, rounds));
+    for (name, t) in [("matvec 1024²", t), ("vdot 2^20", td)] {
+        let Some(mut t) = t else { continue };
+        let t = &mut t;
         let (r, lo, hi) = paired(t);
         println!(
             "f64  {name:>16} {threads:>2}T  ndsimd {:6.1}  openblas {:6.1}  vs openblas {r:.2} ({lo:.2}-{hi:.2})",
@@ -271,7 +277,10 @@ fn main() {
         println!("OpenBLAS: {}", ob.config.trim());
     }
     let ob = ob.as_ref();
-    let rounds = 7;
+    let rounds = std::env::var("PEERS_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(7);
     // `PEERS_SQUARES=64,128`: only those square products, nothing else.
     if let Ok(list) = std::env::var("PEERS_SQUARES") {
         for n in list.split(',').filter_map(|v| v.trim().parse().ok()) {
@@ -279,20 +288,38 @@ fn main() {
         }
         return;
     }
+    let only = std::env::var("PEERS_ONLY").ok();
+    let wanted = |key: &str| {
+        only.as_deref()
+            .is_none_or(|l| l.split(',').any(|w| key.contains(w.trim())))
+    };
+    let product = |ty: &str, (m, k, n): (usize, usize, usize), bt: bool| {
+        wanted(&format!("{ty}:{m}x{k}x{n}{}", if bt { ":bt" } else { "" }))
+    };
     for n in [64, 128, 256, 512, 1024, 2048] {
-        case::<f64>(ob, (n, n, n), false, threads, rounds);
+        if product("f64", (n, n, n), false) {
+            case::<f64>(ob, (n, n, n), false, threads, rounds);
+        }
     }
-    case::<f32>(ob, (1024, 1024, 1024), false, threads, rounds);
+    if product("f32", (1024, 1024, 1024), false) {
+        case::<f32>(ob, (1024, 1024, 1024), false, threads, rounds);
+    }
     // The two other named products: a short k between wide sides, and a
-    // product with B transposed.
-    case::<f64>(ob, (1024, 256, 1024), false, threads, rounds);
-    case::<f64>(ob, (512, 512, 512), true, threads, rounds);
-    // Products with one small side (m x k x n): a few rows through a wide matrix,
-    // many rows into a few columns, a small C from a long k.
-    for shape in [(16, 1024, 4096), (4096, 1024, 16), (16, 65536, 16)] {
-        case::<f64>(ob, shape, false, threads, rounds);
+    // product with B transposed; then products with one small side (m x k x n): a
+    // few rows through a wide matrix, many rows into a few columns, a small C from a
+    // long k.
+    for (shape, bt) in [
+        ((1024, 256, 1024), false),
+        ((512, 512, 512), true),
+        ((16, 1024, 4096), false),
+        ((4096, 1024, 16), false),
+        ((16, 65536, 16), false),
+    ] {
+        if product("f64", shape, bt) {
+            case::<f64>(ob, shape, bt, threads, rounds);
+        }
     }
     if let Some(ob) = ob {
-        vector_cases(ob, threads, rounds);
+        vector_cases(ob, threads, rounds, &wanted);
     }
 }
