@@ -250,9 +250,18 @@ impl Runner {
             am * 1e9,
             am / m
         );
+        // A loop that only moves the bytes cannot lose to a kernel moving the same
+        // bytes by much: if it does, its code is not what the table says (the
+        // AVX-512 f64 read loop once compiled to gathers and ran 7-10x slow).
+        if anchor.starts_with("ceiling") && am / m > CEILING_SUSPECT {
+            outln!("  ^ the anchor is slower than the op by more than {CEILING_SUSPECT}x: not a ceiling; check its code");
+        }
         self.rows.push((format!("{op} {n}"), am / m));
     }
 }
+
+/// The ratio over a `ceiling` anchor past which [`Runner::row`] flags the anchor.
+const CEILING_SUSPECT: f64 = 1.5;
 
 /// A reduction row: name, the call, and the exact answer (NaN: check a bound).
 type Reduction<'a> = (&'static str, Box<dyn Fn() -> f64 + 'a>, f64);
