@@ -1064,7 +1064,11 @@ mod fence {
         for tier in available_tiers() {
             for (m, n, k) in shapes {
                 for tail in [true, false] {
-                    for col_major in [false, true] {
+                    // Row-major, column-major, and row-major with B stored
+                    // transposed (the kernel's A panels gathered from B's rows);
+                    // k-blocks of 4 and of 9 (the gathers' vector steps and their
+                    // remainders).
+                    for (layout, kc) in [0, 1, 2].into_iter().flat_map(|l| [(l, 4), (l, 9)]) {
                         for (small_path, direct_path, b_in_place) in paths {
                             for beta in [0.0, 1.0] {
                                 let two = T::from_f64(2.0);
@@ -1072,25 +1076,29 @@ mod fence {
                                 let b = fenced_slice::<T>(&mut fb, k * n, tail, two);
                                 let c0 = if beta == 0.0 { f64::NAN } else { 3.0 };
                                 let c = fenced_slice::<T>(&mut fc, m * n, !tail, T::from_f64(c0));
-                                let (am, bm, cm) = if col_major {
-                                    (
+                                let (am, bm, cm) = match layout {
+                                    1 => (
                                         MatRef::new(a, 0, m, k, 1, m as isize),
                                         MatRef::new(b, 0, k, n, 1, k as isize),
                                         MatMut::new(c, 0, m, n, 1, m as isize),
-                                    )
-                                } else {
-                                    (
+                                    ),
+                                    2 => (
+                                        MatRef::new(a, 0, m, k, k as isize, 1),
+                                        MatRef::new(b, 0, k, n, 1, k as isize),
+                                        MatMut::new(c, 0, m, n, n as isize, 1),
+                                    ),
+                                    _ => (
                                         MatRef::new(a, 0, m, k, k as isize, 1),
                                         MatRef::new(b, 0, k, n, n as isize, 1),
                                         MatMut::new(c, 0, m, n, n as isize, 1),
-                                    )
+                                    ),
                                 };
                                 let tuning = Tuning {
                                     small_path,
                                     direct_path,
                                     b_in_place,
                                     narrow: b_in_place.map(|_| true),
-                                    kc: Some(4),
+                                    kc: Some(kc),
                                     ..Tuning::default()
                                 };
                                 let one = T::from_f64(1.0);
@@ -1108,7 +1116,7 @@ mod fence {
                                 let want = T::from_f64(4.0 * k as f64 + beta * 3.0);
                                 assert!(
                                     c.iter().all(|&x| x == want),
-                                    "{} {tier} {m}x{n}x{k} {tuning:?} beta {beta}",
+                                    "{} {tier} {m}x{n}x{k} layout {layout} {tuning:?} beta {beta}",
                                     T::NAME
                                 );
                             }

@@ -355,8 +355,10 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
                         let panels = share(b_panels, threads, q);
                         // SAFETY: the buffer holds `kc * nc >= b_panels * nr * kcb`
                         // elements; this chunk writes only its own panels; the source is
-                        // the `kcb x ncb` block of B at `(pc, jc)`, inside B.
-                        unsafe { pack::block(bbuf.ptr(), src, ncb, nr, kcb, panels) };
+                        // the `kcb x ncb` block of B at `(pc, jc)`, inside B; the
+                        // kernel (and its gather) is handed out only on a CPU with
+                        // its tier.
+                        unsafe { pack::block(bbuf.ptr(), src, ncb, nr, kcb, panels, kern.gather8) };
                     });
                     // Split into bands of whole tiles: by rows when there are enough.
                     let (m_tiles, n_tiles) = (m.div_ceil(mr), b_panels);
@@ -460,7 +462,8 @@ impl<T: GemmElement> Nest<T> {
     /// (or, without one, into this thread's own buffer).
     ///
     /// # Safety
-    /// `bpack` holds the packed B block; no other thread touches these tiles of C;
+    /// The CPU has the kernel's tier; `bpack` holds the packed B block; no other
+    /// thread touches these tiles of C;
     /// `slot`, when given, holds `mc * kc + TILE_MAX` elements that no other thread
     /// uses meanwhile.
     #[allow(clippy::too_many_arguments)]
@@ -492,8 +495,9 @@ impl<T: GemmElement> Nest<T> {
                 };
                 let a_panels = mcb.div_ceil(mr);
                 // SAFETY: `apack` holds `mc * kcb >= a_panels * mr * kcb` elements;
-                // the source is the `mcb x kcb` block of A at `(ic, pc)`, inside A.
-                unsafe { pack::block(apack, src, mcb, mr, kcb, 0..a_panels) };
+                // the source is the `mcb x kcb` block of A at `(ic, pc)`, inside A;
+                // the CPU has the kernel's tier (so its gather's features).
+                unsafe { pack::block(apack, src, mcb, mr, kcb, 0..a_panels, self.kern.gather8) };
                 // The next A block, for this block's kernels to ask for.
                 let next = match (ic + self.blk.mc, &then) {
                     (next, _) if next < rows.end => Some(next..rows.end),
@@ -696,8 +700,9 @@ impl<T: GemmElement> Nest<T> {
                     step: self.a.cs,
                 };
                 // SAFETY: `apack` holds `a_panels * mr * kcb` elements; the source is
-                // the `m x kcb` block of A at `(0, pc)`, inside A.
-                unsafe { pack::block(apack, src, self.m, mr, kcb, 0..a_panels) };
+                // the `m x kcb` block of A at `(0, pc)`, inside A; the CPU has the
+                // kernel's tier (so its gather's features).
+                unsafe { pack::block(apack, src, self.m, mr, kcb, 0..a_panels, self.kern.gather8) };
                 *holds = Some((product, pc));
             }
             for jr in cols.clone() {
@@ -715,8 +720,9 @@ impl<T: GemmElement> Nest<T> {
                     && self.b_in_place.unwrap_or(a_panels <= B_IN_PLACE_PANELS);
                 if !in_place {
                     // SAFETY: `bpanel` holds `nr * kcb` elements past the A block; the
-                    // source is the `kcb x width` block of B at `(pc, j0)`, inside B.
-                    unsafe { pack::panel(bpanel, src, width, nr, kcb) };
+                    // source is the `kcb x width` block of B at `(pc, j0)`, inside B;
+                    // the CPU has the kernel's tier (so its gather's features).
+                    unsafe { pack::panel(bpanel, src, width, nr, kcb, self.kern.gather8) };
                 }
                 let (pb, b_cs) = if in_place {
                     (src.ptr, Some(src.along))

@@ -177,6 +177,9 @@ pub struct Kernel<T> {
     pub gemv: super::gemv::GemvFn<T>,
     /// Tiny products read in place, without packing (`direct.rs`).
     pub direct: super::direct::DirectFn<T>,
+    /// Packs eight runs contiguous along k at once (`gather.rs`), where the tier
+    /// has one; `None` leaves it to the scalar gather of `pack.rs`.
+    pub gather8: Option<super::gather::Gather8Fn<T>>,
 }
 
 /// `(iters, x)`: `iters` rounds of multiply-adds on the kernel's accumulators,
@@ -599,6 +602,7 @@ macro_rules! gemm_kernel {
                 peak,
                 gemv,
                 direct,
+                gather8: None,
             }
         };
     };

@@ -23,6 +23,7 @@
 //!
 //! Tiles are `MR x NR`; the kernel keeps `MR / lanes * NR` vector accumulators.
 
+mod gather;
 #[macro_use]
 mod kernel;
 #[cfg(target_arch = "x86_64")]

@@ -8,6 +8,7 @@
 //! narrower than `w` (the last one of a block) is padded with zeros, so the kernel
 //! always runs a full tile.
 
+use super::gather::Gather8Fn;
 use super::kernel::{prefetch, Ahead, LINE};
 use crate::scalar::Arith;
 
@@ -80,22 +81,34 @@ pub(crate) fn ahead<T>(src: Src<T>, width: usize, kc: usize) -> Ahead {
 /// Packs one panel: `dst[p * w + x] = src(x, p)` for `x < width`, `0` for
 /// `width <= x < w`, `p < kc`.
 ///
+/// `gather`, when given, packs groups of eight elements contiguous along k (see
+/// [`fixed`]).
+///
 /// # Safety
 /// `dst` is valid for `kc * w` writes; `src.at(x, p)` is valid for reads for every
-/// `x < width`, `p < kc`.
+/// `x < width`, `p < kc`; the CPU has `gather`'s features, when given.
 #[inline]
-pub(crate) unsafe fn panel<T: Arith>(dst: *mut T, src: Src<T>, width: usize, w: usize, kc: usize) {
+pub(crate) unsafe fn panel<T: Arith>(
+    dst: *mut T,
+    src: Src<T>,
+    width: usize,
+    w: usize,
+    kc: usize,
+    gather: Option<Gather8Fn<T>>,
+) {
     // SAFETY: the caller's contract, passed on (`fixed` has the same one with
     // `w == W`).
     unsafe {
-        by_width!(w, W => fixed::<T, W>(dst, src, width, kc), _ => general(dst, src, width, w, kc))
+        by_width!(w, W => fixed::<T, W>(dst, src, width, kc, gather), _ => general(dst, src, width, w, kc))
     }
 }
 
 /// [`panel`] for a width known at compile time, so that a full panel's inner loops
 /// unroll into straight moves (no `memcpy` call per step).
 ///
-/// A panel wider than [`ALIAS_WAYS`] whose elements are not contiguous (B^T's rows
+/// A panel of whole groups of eight elements, each contiguous along k, goes to the
+/// tier's vector gather when it has one (`gather.rs`). Otherwise, a panel wider
+/// than [`ALIAS_WAYS`] whose elements are not contiguous (B^T's rows
 /// as the kernel's A, when B is stored transposed) is gathered [`STEP_GROUP`] steps
 /// at a time, element by element: each element's run of steps (a line when steps
 /// are contiguous) is read whole before the next, with a hint for the run
@@ -106,7 +119,13 @@ pub(crate) unsafe fn panel<T: Arith>(dst: *mut T, src: Src<T>, width: usize, w: 
 /// # Safety
 /// As [`panel`] with `w == W`.
 #[inline(always)]
-unsafe fn fixed<T: Arith, const W: usize>(dst: *mut T, src: Src<T>, width: usize, kc: usize) {
+unsafe fn fixed<T: Arith, const W: usize>(
+    dst: *mut T,
+    src: Src<T>,
+    width: usize,
+    kc: usize,
+    gather: Option<Gather8Fn<T>>,
+) {
     if width < W {
         // SAFETY: the caller's contract.
         return unsafe { general(dst, src, width, W, kc) };
@@ -116,6 +135,14 @@ unsafe fn fixed<T: Arith, const W: usize>(dst: *mut T, src: Src<T>, width: usize
     if src.along == 1 {
         for p in 0..kc {
             unsafe { core::ptr::copy_nonoverlapping(src.at(0, p), dst.add(p * W), W) };
+        }
+    } else if let (Some(gather8), 1, 0) = (gather, src.step, W % 8) {
+        for x0 in (0..W).step_by(8) {
+            // SAFETY: rows `x0 .. x0 + 8 <= W` of the panel, steps contiguous, and
+            // their columns of `dst`, as the caller allows, who also vouches for
+            // `gather8`'s features (the kernel that holds it is handed out only on a
+            // CPU with its tier).
+            unsafe { gather8(dst.add(x0), W, src.at(x0, 0), src.along, kc) };
         }
     } else if W > ALIAS_WAYS {
         for p0 in (0..kc).step_by(STEP_GROUP) {
@@ -173,7 +200,7 @@ unsafe fn general<T: Arith>(dst: *mut T, src: Src<T>, width: usize, w: usize, kc
 ///
 /// # Safety
 /// `dst` is valid for `panels.end * w * kc` writes; `src.at(x, p)` is valid for reads
-/// for every `x < len`, `p < kc`.
+/// for every `x < len`, `p < kc`; the CPU has `gather`'s features, when given.
 pub(crate) unsafe fn block<T: Arith>(
     dst: *mut T,
     src: Src<T>,
@@ -181,6 +208,7 @@ pub(crate) unsafe fn block<T: Arith>(
     w: usize,
     kc: usize,
     panels: core::ops::Range<usize>,
+    gather: Option<Gather8Fn<T>>,
 ) {
     let full = panels.start..panels.end.min(len / w).max(panels.start);
     if src.along == 1 && full.len() > 1 {
@@ -190,13 +218,13 @@ pub(crate) unsafe fn block<T: Arith>(
             by_width!(
                 w,
                 W => by_steps::<T, W>(dst, src, full.clone(), kc),
-                _ => return panel_by_panel(dst, src, len, w, kc, panels)
+                _ => return panel_by_panel(dst, src, len, w, kc, panels, gather)
             );
-            panel_by_panel(dst, src, len, w, kc, full.end..panels.end)
+            panel_by_panel(dst, src, len, w, kc, full.end..panels.end, gather)
         }
     } else {
         // SAFETY: the caller's contract.
-        unsafe { panel_by_panel(dst, src, len, w, kc, panels) }
+        unsafe { panel_by_panel(dst, src, len, w, kc, panels, gather) }
     }
 }
 
@@ -274,6 +302,7 @@ unsafe fn panel_by_panel<T: Arith>(
     w: usize,
     kc: usize,
     panels: core::ops::Range<usize>,
+    gather: Option<Gather8Fn<T>>,
 ) {
     for q in panels {
         let x0 = q * w;
@@ -283,7 +312,7 @@ unsafe fn panel_by_panel<T: Arith>(
         };
         // SAFETY: panel `q` writes `dst[q*w*kc .. (q+1)*w*kc]` (within the caller's
         // bound) and reads elements `x0 .. x0 + width` (below `len`) for `p < kc`.
-        unsafe { panel(dst.add(q * w * kc), sub, w.min(len - x0), w, kc) };
+        unsafe { panel(dst.add(q * w * kc), sub, w.min(len - x0), w, kc, gather) };
     }
 }
 
