@@ -61,7 +61,7 @@ fn in_bounds(len: usize, offset: usize, rows: usize, cols: usize, rs: isize, cs:
     lo >= 0 && hi < len as i128
 }
 
-fn gcd(mut a: u128, mut b: u128) -> u128 {
+fn gcd(mut a: usize, mut b: usize) -> usize {
     while b != 0 {
         (a, b) = (b, a % b);
     }
@@ -85,9 +85,10 @@ fn overlaps(rows: usize, cols: usize, rs: isize, cs: isize) -> bool {
     if rows == 1 || cols == 1 {
         return false;
     }
-    let (a, b) = (rs.unsigned_abs() as u128, cs.unsigned_abs() as u128);
-    let g = gcd(a, b);
-    b / g < rows as u128 && a / g < cols as u128
+    let (a, b) = (rs.unsigned_abs(), cs.unsigned_abs());
+    // A unit stride (the usual layouts) needs no gcd: `g == 1`.
+    let g = if a == 1 || b == 1 { 1 } else { gcd(a, b) };
+    b / g < rows && a / g < cols
 }
 
 impl<'a, T> MatRef<'a, T> {
