@@ -28,8 +28,8 @@ pub type Gather8Fn<T> = unsafe fn(dst: *mut T, w: usize, src: *const T, along: i
 pub(crate) mod x86 {
     use core::arch::x86_64::*;
 
-    /// How many elements ahead of the step being read each row asks for: two
-    /// cache lines.
+    /// How far ahead of the steps being read, in bytes, each row asks for: two
+    /// cache lines (one hint per row per line read).
     const AHEAD_BYTES: usize = 128;
 
     /// Steps `range` of [`super::Gather8Fn`] one element at a time (what is left

@@ -281,7 +281,9 @@ unsafe fn by_steps<T: Arith, const W: usize>(
 /// of one step fit in one set of an 8-way L1 even when the row stride is a multiple
 /// of 4 KiB.
 ///
-/// Measured on the Zen 4 VM (AVX-512 f64, 24-wide panels of A, 8-wide of B; paired
+/// Measured before `gather.rs` took such panels at the AVX2 and AVX-512 tiers (the
+/// grouped gather now serves the tiers without one, and panels not made of groups
+/// of eight), on the Zen 4 VM (AVX-512 f64, 24-wide panels of A, 8-wide of B; paired
 /// medians of 11 interleaved rounds, `forms` in `benches/peers` with a throwaway
 /// switch) against the step-at-a-time gather for every width: `a . b^T` at 512²
 /// (`FORMS_BT=1`, the 24-wide gather) 1.07-1.11x on two threads, where each thread
