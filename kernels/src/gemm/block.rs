@@ -97,6 +97,27 @@ impl Blocking {
         Blocking { kc, mc, nc }
     }
 
+    /// [`Blocking::derive`] for the detected caches, remembered per thread for the
+    /// last tile shape asked (its divisions ran on every product). Measured on the
+    /// Zen 4 VM, a batch of 1000 products of 16 x 16 f64 through `matmul_into`,
+    /// paired medians of 30 interleaved rounds against deriving every call (a
+    /// throwaway switch): 1.03-1.06x on one thread, 1.02-1.03x on two.
+    pub(crate) fn for_tile(mr: usize, nr: usize, size: usize) -> Blocking {
+        type Last = core::cell::Cell<Option<((usize, usize, usize), Blocking)>>;
+        thread_local! {
+            static LAST: Last = const { core::cell::Cell::new(None) };
+        }
+        let key = (mr, nr, size);
+        LAST.with(|last| match last.get() {
+            Some((k, b)) if k == key => b,
+            _ => {
+                let b = Blocking::derive(mr, nr, size, crate::cache_info());
+                last.set(Some((key, b)));
+                b
+            }
+        })
+    }
+
     /// Cut down to an `m x n x k` product: no block beyond the product rounded up to
     /// the tile; `MC` and `NC` stay multiples of `mr` and `nr`; `KC` as [`depth`]
     /// says.
@@ -191,6 +212,29 @@ mod tests {
             ..mesh
         };
         assert_eq!(Blocking::derive(32, 12, 4, small_l2).mc, 32);
+    }
+
+    /// The remembered blocks are the derived ones, whatever order tile shapes come
+    /// in.
+    #[test]
+    fn remembered_blocks_follow_the_tile() {
+        let shapes = [
+            (24, 8, 8),
+            (48, 8, 4),
+            (24, 8, 8),
+            (8, 6, 8),
+            (8, 6, 4),
+            (8, 6, 4),
+        ];
+        for _ in 0..2 {
+            for (mr, nr, size) in shapes {
+                assert_eq!(
+                    Blocking::for_tile(mr, nr, size),
+                    Blocking::derive(mr, nr, size, crate::cache_info()),
+                    "{mr} x {nr}, {size} bytes"
+                );
+            }
+        }
     }
 
     #[test]

@@ -205,7 +205,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     // step, slower than the other paths). By default it takes small products, and
     // any k when C has at most one register block of columns, or two and few rows
     // (`DIRECT_NARROW_ROWS`): there packing A and B costs more than the product.
-    let derived = Blocking::derive(kern.mr, kern.nr, size_of::<T>(), crate::cache_info());
+    let derived = Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
     let [dr, dw] = kern.direct_tile;
     let form = direct_form(m, n, a, b, c).filter(|&(fm, fn_, ..)| {
         let narrow = fn_ <= dw || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr);
