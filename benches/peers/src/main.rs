@@ -255,8 +255,7 @@ fn vector_cases(ob: &OpenBlas, threads: usize, rounds: usize, wanted: &dyn Fn(&s
     let td = wanted("vdot").then(|| interleaved(&mut libs, rounds));
     for (name, t) in [("matvec 1024²", t), ("vdot 2^20", td)] {
         let Some(mut t) = t else { continue };
-        let t = &mut t;
-        let (r, lo, hi) = paired(t);
+        let (r, lo, hi) = paired(&t);
         println!(
             "f64  {name:>16} {threads:>2}T  ndsimd {:6.1}  openblas {:6.1}  vs openblas {r:.2} ({lo:.2}-{hi:.2})",
             median(&mut t[0]),

@@ -167,7 +167,7 @@ mod tests {
     /// payloads, signed zeros and subnormals among the data), for every step count
     /// from 0 past two vector groups with every remainder, positive and negative
     /// row strides, and panel widths one to six times eight.
-    fn matches<T: Copy + PartialEq + core::fmt::Debug>(
+    fn matches<T: Copy + core::fmt::Debug>(
         g: Gather8Fn<T>,
         bits: impl Fn(u64) -> T,
         eq: impl Fn(T, T) -> bool,
