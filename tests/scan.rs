@@ -224,6 +224,56 @@ fn files_larger_than_buffer_times_threads() {
     }
 }
 
+#[test]
+fn mapped_scans_across_their_populate_steps() {
+    // `Strategy::Mmap` scans each worker's part in steps of `POPULATE_STEP`, asking
+    // for each step's pages first: needles and newlines on the edges.
+    let step = ndsimd::scan::POPULATE_STEP;
+    let dir = TempDir::new("scan", "populate");
+    let len = 2 * step + step / 2 + 13;
+    let options: Vec<ScanOptions> = (1..=3).map(|t| opts(Strategy::Mmap, t, 1 << 20)).collect();
+    let mut data = vec![0u8; len];
+    check_find(&dir, &data, &options, "none");
+    // Step edges, the piece edges of two and three workers, and the edges of the
+    // finds' 256 KiB checks.
+    let k = 256 << 10;
+    let edges = [
+        step,
+        2 * step,
+        len / 2,
+        len / 3,
+        len - 1,
+        k,
+        3 * k,
+        step + k,
+    ];
+    for &e in &edges {
+        for pos in [e - 8, e - 1, e, e + 7] {
+            if pos < len {
+                data[pos] = 0x40;
+                check_find(&dir, &data, &options, &format!("byte {pos}"));
+                data[pos] = 0;
+            }
+        }
+    }
+    let mut rng = Rng(5);
+    let mut text: Vec<u8> = (0..len)
+        .map(|_| if rng.below(61) == 0 { b'\n' } else { b'x' })
+        .collect();
+    for &e in &edges {
+        for pos in [e - 1, e, e + 1] {
+            if pos < len {
+                text[pos] = b'\n';
+            }
+        }
+    }
+    let p = dir.file("text", &text);
+    let want = ref_count(&text, b'\n');
+    for o in &options {
+        assert_eq!(count_byte(&p, b'\n', o).unwrap(), want, "{o:?}");
+    }
+}
+
 /// `wc -l FILE`'s count, if the `wc` binary is there.
 fn wc_l(path: &Path) -> Option<u64> {
     let out = std::process::Command::new("wc")
