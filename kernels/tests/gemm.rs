@@ -591,7 +591,7 @@ fn k_depth(k: usize, kc: usize) -> usize {
 /// then `+ beta * c` (never fused) unless `beta == 0`, with the caller's beta for the
 /// first block and 1 for the others. Bit-identical for every element, whichever
 /// block, whole vector, tail or narrow row it falls in, on one thread or with its
-/// rows split over three.
+/// rows split over three, with B read in place or copied to aligned rows first.
 fn direct_random_bits<T: Elem>() {
     let mut rng = XorShift(0x1357_9bdf_2468_ace0);
     let (dr, dc) = max_direct_tile::<T>();
@@ -608,12 +608,15 @@ fn direct_random_bits<T: Elem>() {
             (dr + 2, dc + 3, 70, Some(16), 1),
             (2 * dr + 3, 2 * dc + 1, 61, Some(8), 2),
         ] {
-            for whole_k in [None, Some(true), Some(false)] {
+            // B read in place or copied to line-aligned rows first (`direct_align_b`).
+            let choices = [None, Some(true), Some(false)];
+            for (whole_k, align_b) in choices.into_iter().zip(choices.into_iter().cycle().skip(1)) {
                 let tuning = Tuning {
                     direct_path: Some(true),
                     kc,
                     parallel_min: Some(0),
                     direct_whole_k: whole_k,
+                    direct_align_b: align_b,
                     ..Tuning::default()
                 };
                 let kc = k_depth(k, kc.unwrap_or(usize::MAX));
@@ -1044,12 +1047,13 @@ mod fence {
         let mut fb = Fenced::new(1 << 16);
         let mut fc = Fenced::new(1 << 16);
         // The packed (B panels packed, or read in place when they can be), small and
-        // direct paths.
+        // direct paths (B read in place, or copied to aligned rows first).
         let paths = [
-            (Some(false), Some(false), Some(false)),
-            (Some(false), Some(false), Some(true)),
-            (Some(true), Some(false), None),
-            (None, Some(true), None),
+            (Some(false), Some(false), Some(false), None),
+            (Some(false), Some(false), Some(true), None),
+            (Some(true), Some(false), None, None),
+            (None, Some(true), None, Some(false)),
+            (None, Some(true), None, Some(true)),
         ];
         let shapes = [
             (2 * mr + 1, nr + 1, 9),
@@ -1069,7 +1073,7 @@ mod fence {
                     // k-blocks of 4 and of 9 (the gathers' vector steps and their
                     // remainders).
                     for (layout, kc) in [0, 1, 2].into_iter().flat_map(|l| [(l, 4), (l, 9)]) {
-                        for (small_path, direct_path, b_in_place) in paths {
+                        for (small_path, direct_path, b_in_place, direct_align_b) in paths {
                             for beta in [0.0, 1.0] {
                                 let two = T::from_f64(2.0);
                                 let a = fenced_slice::<T>(&mut fa, m * k, tail, two);
@@ -1099,6 +1103,7 @@ mod fence {
                                     b_in_place,
                                     narrow: b_in_place.map(|_| true),
                                     kc: Some(kc),
+                                    direct_align_b,
                                     ..Tuning::default()
                                 };
                                 let one = T::from_f64(1.0);

@@ -80,6 +80,26 @@ pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
 /// rows), hence the bound.
 pub(crate) const DIRECT_WHOLE_K: usize = 2;
 
+/// A cache line, in bytes: where the direct path wants B's rows to start.
+const LINE: usize = 64;
+
+/// On one thread, the direct path first copies B to rows that start on a cache line
+/// (the caller's packing scratch) when its rows do not (a `Vec`'s buffer, a slice),
+/// and C has at least this many rows: every vector of B read off the line is two
+/// lines' load. Measured (AVX-512 f64 on the Intel VM of stop 21, B 16 bytes off
+/// the line, one thread, `forms M K N 1 direct-rawb,direct-alignb` with
+/// `FORMS_B_OFFSET=2` in benches/peers, paired medians of 11 interleaved rounds,
+/// the copy against none): `96 x 96 x 96` 1.01x, `96 x 256 x 256` 1.09x, `80 x 128 x
+/// 128` 1.09x, 128³ 1.10x, `128 x 64 x 64` 1.03x, 192³ 1.14x, 256³ 1.13x, `256 x 64
+/// x 64` 1.07x; from 64 rows it comes and goes (64³ 0.93x, `64 x 96 x 96` 0.97x,
+/// `64 x 128 x 128` 1.03x, `64 x 256 x 256` 1.06x), below it loses (`48 x 128 x
+/// 128` 0.96x, `32 x 256 x 256` 0.98x, `16 x 1024 x 64` 0.73x). With B already on
+/// the line the copy costs 64³ 0.86x, 128³ 0.89x, 256³ 0.93x (the reason for the
+/// test). On two threads the copy, made by the caller, ran 0.44x (96³) to 0.95x
+/// (256³): the other core then reads all of B from this one's cache on every
+/// product, where it otherwise keeps its own copy of the lines; so one thread only.
+pub(crate) const DIRECT_ALIGN_B_ROWS: usize = 96;
+
 /// The kernels prefetch the next packed source (`kernel::Ahead`) when the operand
 /// streamed once is at least `L3 / PREFETCH_MIN_L3_PART` bytes: then it comes from
 /// memory; from L3 the hints only cost. Measured (AVX2 f64, one thread, row-major
@@ -240,35 +260,45 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         let step = if whole { k } else { kc };
         let blocks = m.div_ceil(dr);
         let chunks = bands(blocks, threads, 1);
-        fan_out(threads, chunks, &|q, _| {
-            let rows = share(blocks, chunks, q);
-            let (i0, i1) = (rows.start * dr, (rows.end * dr).min(m));
-            for pc in (0..k).step_by(step) {
-                let kcb = step.min(k - pc);
-                // SAFETY: the caller's views (transposed together or not) cut to rows
-                // `i0 .. i1` of A and C (this chunk's alone) and to the k-range
-                // `pc .. pc + kcb`, `kcb > 0`, `kc > 0`; B's and C's rows contiguous
-                // (or one element long), as `direct_form` checked; `kern` exists
-                // only when the CPU has its tier.
-                unsafe {
-                    (kern.direct)(
-                        i1 - i0,
-                        n,
-                        kcb,
-                        kc,
-                        a.at(i0, pc),
-                        (a.rs, a.cs),
-                        b.at(pc, 0),
-                        b.rs,
-                        c.at(i0, 0),
-                        c.rs,
-                        alpha,
-                        if pc == 0 { beta } else { T::ONE },
-                    )
-                };
+        let misaligned = (0..k.min(2)).any(|p| !(b.at(p, 0) as usize).is_multiple_of(LINE));
+        let align_b = tuning
+            .direct_align_b
+            .unwrap_or(misaligned && threads == 1 && m >= DIRECT_ALIGN_B_ROWS && n > 1);
+        let run = |b: Raw<T>| {
+            // SAFETY: the caller's views in the direct form, B as given or its copy
+            // below (the same elements, alive until this call returns).
+            unsafe {
+                direct_run(
+                    kern,
+                    (m, n, k),
+                    (kc, step, chunks),
+                    (alpha, beta),
+                    (a, b, c),
+                    threads,
+                )
             }
+        };
+        if !align_b {
+            return run(b);
+        }
+        // B's rows copied, each to the start of a cache line, and the product run from
+        // the copy: the calling thread's, read by every worker.
+        return scratch::with(&scratch::PACK_B, |buf| {
+            let ld = n.next_multiple_of(LINE / size_of::<T>().max(1));
+            let to = buf.elements::<T>(k * ld);
+            for p in 0..k {
+                // SAFETY: row `p` of B has `n` elements with unit stride (or is one
+                // element long), as `direct_form` checked; `to` holds `k * ld` elements
+                // with `ld >= n`, a buffer of this thread that no view of the caller's
+                // overlaps.
+                unsafe { core::ptr::copy_nonoverlapping(b.at(p, 0), to.add(p * ld), n) };
+            }
+            run(Raw {
+                ptr: to.cast_const(),
+                rs: ld as isize,
+                cs: 1,
+            })
         });
-        return;
     }
     let small_path = tuning.small_path.unwrap_or(volume <= SMALL_MAX);
     if small_path {
@@ -407,6 +437,54 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
                 }
             }
         });
+    });
+}
+
+/// The direct path's run over the pool: C's rows in `chunks` bands of whole register
+/// blocks, each band summing k in blocks of `step` steps (`kc` the packed path's
+/// k-block, see [`gemm`]).
+///
+/// # Safety
+/// As [`gemm`], with the views in the direct form (`direct_form`: B's and C's rows
+/// contiguous or one element long).
+#[allow(clippy::too_many_arguments)]
+unsafe fn direct_run<T: GemmElement>(
+    kern: Kernel<T>,
+    (m, n, k): (usize, usize, usize),
+    (kc, step, chunks): (usize, usize, usize),
+    (alpha, beta): (T, T),
+    (a, b, c): (Raw<T>, Raw<T>, RawMut<T>),
+    threads: usize,
+) {
+    let dr = kern.direct_tile[0];
+    let blocks = m.div_ceil(dr);
+    fan_out(threads, chunks, &|q, _| {
+        let rows = share(blocks, chunks, q);
+        let (i0, i1) = (rows.start * dr, (rows.end * dr).min(m));
+        for pc in (0..k).step_by(step) {
+            let kcb = step.min(k - pc);
+            // SAFETY: the caller's views (transposed together or not) cut to rows
+            // `i0 .. i1` of A and C (this chunk's alone) and to the k-range
+            // `pc .. pc + kcb`, `kcb > 0`, `kc > 0`; B's and C's rows contiguous
+            // (or one element long), as `direct_form` checked; `kern` exists
+            // only when the CPU has its tier.
+            unsafe {
+                (kern.direct)(
+                    i1 - i0,
+                    n,
+                    kcb,
+                    kc,
+                    a.at(i0, pc),
+                    (a.rs, a.cs),
+                    b.at(pc, 0),
+                    b.rs,
+                    c.at(i0, 0),
+                    c.rs,
+                    alpha,
+                    if pc == 0 { beta } else { T::ONE },
+                )
+            };
+        }
     });
 }
 

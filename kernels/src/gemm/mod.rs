@@ -198,6 +198,10 @@ pub struct Tuning {
     /// (`true`) or each over every row (`false`); by default, by the size of B's
     /// strip (`driver::DIRECT_WHOLE_K`). The results are the same bits either way.
     pub direct_whole_k: Option<bool>,
+    /// Force the direct path to copy B into aligned scratch first (`true`) or to
+    /// read it where it lies (`false`); by default, when B's rows start off a cache
+    /// line and C has enough rows (`driver::DIRECT_ALIGN_B_ROWS`).
+    pub direct_align_b: Option<bool>,
 }
 
 /// `(MR, NR, KC, MC, NC)` of the packed path at `tier` for this machine, for tests

@@ -11,12 +11,16 @@
 //!     cargo run --release --bin forms -- M K N THREADS [FORM,FORM,...]
 //!
 //! FORM is one of `default`, `blocked`, `blocked-1band`, `blocked-mc96`,
-//! `narrow`, `direct` (default list: all of them); one of them with block sizes
+//! `narrow`, `direct` (default list: all of them), or `api`: the default through
+//! the array API (`matmul_into`, on the pool's threads: set `NDSIMD_NUM_THREADS`
+//! to THREADS), what its shape checks and dispatch add; one of them with block sizes
 //! (or the bands per thread) forced, as `blocked:mc=2048:kc=128:bands=2`; or one of these with `-nopf` or `-pf`
 //! after it, with the kernels' prefetch of the next panel forced off or on, or
 //! `-packb` or `-inb`, with the narrow form's B panels always packed or always read
-//! in place when their columns run along k, or `-par`, split over the threads
-//! whatever the product's size. `(M x K) . (K x N)`; with `FORMS_BT=1`
+//! in place when their columns run along k, `-alignb` or `-rawb`, with the direct
+//! path's copy of B to line-aligned rows forced on or off, or `-par`, split over the
+//! threads whatever the product's size. `FORMS_B_OFFSET=N` starts B N elements into
+//! its buffer (off the cache line, as a `Vec`'s or a slice's may be). `(M x K) . (K x N)`; with `FORMS_BT=1`
 //! B is stored as its transpose (`N x K`, row-major: the product `a . b^T`); with
 //! `FORMS_F32=1` the operands are `f32`.
 use ndsimd::kernels::active_tier;
@@ -29,15 +33,22 @@ use timing::{median, secs};
 
 /// The suffixes that force one switch of a form (see the header).
 #[allow(clippy::type_complexity)]
-const SWITCHES: [(&str, fn(&mut Tuning)); 5] = [
+const SWITCHES: [(&str, fn(&mut Tuning)); 7] = [
     ("-par", |t| t.parallel_min = Some(0)),
+    ("-alignb", |t| t.direct_align_b = Some(true)),
+    ("-rawb", |t| t.direct_align_b = Some(false)),
     ("-inb", |t| t.b_in_place = Some(true)),
     ("-packb", |t| t.b_in_place = Some(false)),
     ("-nopf", |t| t.prefetch = Some(false)),
     ("-pf", |t| t.prefetch = Some(true)),
 ];
 
-fn tuning(form: &str) -> Tuning {
+/// The form's tuning; `None` for `api`, which calls `matmul_into` instead.
+fn tuning(form: &str) -> Option<Tuning> {
+    (form != "api").then(|| tuning_inner(form))
+}
+
+fn tuning_inner(form: &str) -> Tuning {
     let blocked = Tuning {
         direct_path: Some(false),
         narrow: Some(false),
@@ -65,14 +76,14 @@ fn tuning(form: &str) -> Tuning {
         },
         _ if SWITCHES.iter().any(|(s, _)| form.ends_with(s)) => {
             let (suffix, set) = SWITCHES.iter().find(|(s, _)| form.ends_with(s)).unwrap();
-            let mut t = tuning(form.trim_end_matches(suffix));
+            let mut t = tuning_inner(form.trim_end_matches(suffix));
             set(&mut t);
             t
         }
         _ => {
             // `BASE:mc=N:kc=N:nc=N`: a named form with block sizes forced.
             let mut parts = form.split(':');
-            let mut t = tuning(parts.next().unwrap_or(""));
+            let mut t = tuning_inner(parts.next().unwrap_or(""));
             for kv in parts {
                 let (key, v) = kv.split_once('=').expect("block size as key=value");
                 let v = Some(v.parse().expect("a block size"));
@@ -128,19 +139,30 @@ fn forms<T: Element + GemmElement>() {
         |s| s.split(',').map(String::from).collect(),
     );
     let bt = std::env::var("FORMS_BT").is_ok_and(|v| v == "1");
-    let (a, b) = (filled::<T>(&[m, k], 1), filled::<T>(&[k, n], 2));
+    // `FORMS_B_OFFSET=N`: B starts N elements into its buffer (off the cache line).
+    let off: usize = std::env::var("FORMS_B_OFFSET").map_or(0, |v| v.parse().expect("an offset"));
+    let (a, b) = (filled::<T>(&[m, k], 1), filled::<T>(&[k * n + off], 2));
     let mut c = Array::<T>::zeros(&[m, n]);
-    let run = |t: &Tuning, c: &mut Array<T>| {
+    // B's storage as the array API sees it: with `FORMS_BT`, an `n x k` array whose
+    // transpose is B.
+    let api_shape = if bt { [n, k] } else { [k, n] };
+    let b_api = Array::from_shape_vec(&api_shape, b.to_vec()[off..].to_vec()).unwrap();
+    // `None`: through the array API (`matmul_into`), as a user calls it.
+    let run = |t: Option<&Tuning>, c: &mut Array<T>| {
+        let Some(t) = t else {
+            let bv = if bt { b_api.t() } else { b_api.view() };
+            return a.matmul_into(&bv, T::one(), T::zero(), c).unwrap();
+        };
         let av = MatRef::new(a.as_slice().unwrap(), 0, m, k, k as isize, 1).unwrap();
         let (rs, cs) = if bt { (1, k as isize) } else { (n as isize, 1) };
-        let bv = MatRef::new(b.as_slice().unwrap(), 0, k, n, rs, cs).unwrap();
+        let bv = MatRef::new(b.as_slice().unwrap(), off, k, n, rs, cs).unwrap();
         let cv = MatMut::new(c.as_slice_mut().unwrap(), 0, m, n, n as isize, 1).unwrap();
         gemm_tuned(active_tier(), t, T::one(), av, bv, T::zero(), cv, threads).unwrap();
     };
-    run(&Tuning::default(), &mut c);
+    run(Some(&Tuning::default()), &mut c);
     let want = c.to_vec();
     for f in &forms {
-        run(&tuning(f), &mut c);
+        run(tuning(f).as_ref(), &mut c);
         assert!(
             c.to_vec()
                 .iter()
@@ -159,7 +181,7 @@ fn forms<T: Element + GemmElement>() {
                 forms.len() - 1 - i
             };
             let tu = tuning(&forms[i]);
-            t[i].push(secs(&mut || run(&tu, &mut c)));
+            t[i].push(secs(&mut || run(tu.as_ref(), &mut c)));
         }
     }
     let layout = if bt { ", B stored transposed" } else { "" };
