@@ -210,6 +210,11 @@ mod tests {
         let before = rss_kib(addr);
         assert!(before < 1024, "{before} KiB resident before any read");
         match map.populate(4096..3 << 20) {
+            // qemu-user (the CI's emulated lanes set NDSIMD_EMULATED) accepts the
+            // advice and does nothing: a hint may be ignored.
+            Ok(()) if std::env::var_os("NDSIMD_EMULATED").is_some() => {
+                eprintln!("note: under emulation; populate's effect not checked");
+            }
             Ok(()) => {
                 let after = rss_kib(addr);
                 assert!(
