@@ -65,7 +65,9 @@ pub enum Strategy {
     #[default]
     Pread,
     /// A memory map of the whole file (with `MADV_SEQUENTIAL` and `MADV_WILLNEED`),
-    /// scanned by [`find_nonzero_in`] / [`count_byte_in`]; [`ScanOptions::buffer`] is
+    /// scanned as [`find_nonzero_in`] / [`count_byte_in`] scan memory, each worker
+    /// asking the OS to map its next 8 MiB of pages in one call before it reads them
+    /// (`MADV_POPULATE_READ`, where the kernel has it); [`ScanOptions::buffer`] is
     /// not used.
     ///
     /// **Opt-in, with a risk:** if another process truncates the file while it is
