@@ -106,9 +106,7 @@ impl Mapping {
         }
         Ok(())
     }
-}
 
-impl Mapping {
     /// Asks the OS to map the pages of `range` (byte offsets into the mapping) now,
     /// in one call, rather than one fault per few pages as they are first touched
     /// (`madvise` with `MADV_POPULATE_READ`, Linux 5.14 and later). A hint: contents

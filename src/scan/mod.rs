@@ -237,10 +237,11 @@ fn count_par(bytes: &[u8], byte: u8, map: Option<&Mapping>) -> u64 {
 /// one call (`Mapping::populate`, `MADV_POPULATE_READ`) before it scans that part,
 /// rather than taking a page fault every few pages as the scan first touches them.
 /// Measured on the Intel VM of stop 21 (2 GiB files, warm, 2 threads, the CLI with
-/// and without the calls alternated, medians of 4-6): a file cached in 4 KiB folios
-/// (written 8 KiB at a time) `lines` 19.2-19.6 GB/s against 15.5-16.1 and `scan`
-/// 18.4-19.5 against 16.0-16.3 (`pread` 15.1-15.8 on the same files); cached in
-/// large folios (read back after an eviction) level, 29-33 against 31-33. 2 MiB steps
+/// and without the calls alternated, 4-6 runs each): a file cached in 4 KiB folios
+/// (copied 8 KiB at a time) `lines` 19.2-19.6 GB/s against 15.5-16.1 and `scan`
+/// 18.4-19.5 against 16.0-16.3 (`pread` 15.1-15.8 on the same files; the builds
+/// before and after alternated: `lines` 17.2-18.1 against 14.4-15.4, docs/perf.md);
+/// cached in large folios (read back after an eviction) level, 29-33 against 31-33. 2 MiB steps
 /// measured level with 8 MiB in 4 KiB folios; a call per 256 KiB block of the line
 /// index's build (blocks taken by the workers in turn) was slower (9.7-11.2 GB/s
 /// against 13.2), so the index does not ask. For tests, not part of the stable API.

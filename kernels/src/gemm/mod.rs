@@ -199,8 +199,8 @@ pub struct Tuning {
     /// strip (`driver::DIRECT_WHOLE_K`). The results are the same bits either way.
     pub direct_whole_k: Option<bool>,
     /// Force the direct path to copy B into aligned scratch first (`true`) or to
-    /// read it where it lies (`false`); by default, when B's rows start off a cache
-    /// line and C has enough rows (`driver::DIRECT_ALIGN_B_ROWS`).
+    /// read it where it lies (`false`); by default, on one thread when B's rows start
+    /// off a cache line and C has enough rows (`driver::DIRECT_ALIGN_B_ROWS`).
     pub direct_align_b: Option<bool>,
 }
 
