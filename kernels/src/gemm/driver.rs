@@ -93,7 +93,10 @@ const LINE: usize = 64;
 /// 128` 1.09x, 128³ 1.10x, `128 x 64 x 64` 1.03x, 192³ 1.14x, 256³ 1.13x, `256 x 64
 /// x 64` 1.07x; from 64 rows it comes and goes (64³ 0.93x, `64 x 96 x 96` 0.97x,
 /// `64 x 128 x 128` 1.03x, `64 x 256 x 256` 1.06x), below it loses (`48 x 128 x
-/// 128` 0.96x, `32 x 256 x 256` 0.98x, `16 x 1024 x 64` 0.73x). With B already on
+/// 128` 0.96x, `32 x 256 x 256` 0.98x, `16 x 1024 x 64` 0.73x); f32 (16 bytes off)
+/// 96³ 0.99x, 128³ 1.10x, 160³ 1.07x, 256³ 1.16x; narrow C (the direct path's other
+/// use) `4096 x 1024 x 16` 1.12x, `1024 x 256 x 8` 1.04x, and at the AVX2 tier
+/// 1.20x and 0.98x. With B already on
 /// the line the copy costs 64³ 0.86x, 128³ 0.89x, 256³ 0.93x (the reason for the
 /// test). On two threads the copy, made by the caller, ran 0.44x (96³) to 0.95x
 /// (256³): the other core then reads all of B from this one's cache on every
