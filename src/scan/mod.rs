@@ -73,8 +73,13 @@ pub enum Strategy {
     /// **Opt-in, with a risk:** if another process truncates the file while it is
     /// mapped, reading a page past the new end raises `SIGBUS`, which kills the
     /// process (no error can be returned). A file that changes length without a
-    /// fault is caught by checking the length after the scan. Use it only on files
-    /// nobody truncates while they are scanned.
+    /// fault is caught by checking the length after the scan. Where the OS answers
+    /// the requests for pages (Linux 5.14 and later), [`find_nonzero`] and
+    /// [`count_byte`] stop before pages it says lie past the end, so a truncation
+    /// that lands before the scan reaches them is that error, not the signal; one
+    /// that lands while a step of 8 MiB is being read is still the signal, and
+    /// [`LineIndex::build`] does not ask. Use it only on files nobody truncates
+    /// while they are scanned.
     Mmap,
     /// As [`Strategy::Pread`], but through a second descriptor opened with
     /// `O_DIRECT` (Linux only): reads bypass the page cache, for data that is cold
@@ -213,14 +218,15 @@ fn count_par(bytes: &[u8], byte: u8, map: Option<&Mapping>) -> u64 {
     };
     let one = |r: Range<usize>| -> u64 {
         let mut ahead = Ahead::new(map);
-        (r.start..r.end)
-            .step_by(step)
-            .map(|at| {
-                let end = (at + step).min(r.end);
-                ahead.before(at..end, r.end);
-                count(&bytes[at..end], byte) as u64
-            })
-            .sum()
+        let mut n = 0;
+        for at in (r.start..r.end).step_by(step) {
+            let end = (at + step).min(r.end);
+            if !ahead.before(at..end, r.end) {
+                break;
+            }
+            n += count(&bytes[at..end], byte) as u64;
+        }
+        n
     };
     if bytes.len() < PAR_MIN || pool::current_num_threads() <= 1 {
         return one(0..bytes.len());
@@ -264,15 +270,25 @@ impl<'a> Ahead<'a> {
     /// Before the scan reads `range`, of a part of the mapping that ends at `limit`:
     /// asks for what of it was not asked for yet, and up to [`POPULATE_STEP`] from
     /// its start (within `limit`). A hint: a refusal (an old kernel) changes nothing.
-    fn before(&mut self, range: Range<usize>, limit: usize) {
-        let Some(map) = self.map else { return };
+    /// `false` when the OS answers that reading those pages would raise `SIGBUS`
+    /// (`EFAULT`: the file was truncated below them since it was mapped): the scan
+    /// must stop there, and the size check after it reports the change.
+    fn before(&mut self, range: Range<usize>, limit: usize) -> bool {
+        let Some(map) = self.map else { return true };
         if range.end <= self.upto || range.is_empty() {
-            return;
+            return true;
         }
         let from = range.start.max(self.upto);
         let to = (range.start + POPULATE_STEP).min(limit).max(range.end);
-        let _ = map.populate(from..to);
+        if let Err(e) = map.populate(from..to) {
+            #[cfg(target_os = "linux")]
+            if e.raw_os_error() == Some(libc::EFAULT) {
+                return false;
+            }
+            let _ = e;
+        }
         self.upto = to;
+        true
     }
 }
 
@@ -451,7 +467,9 @@ fn first_nonzero_byte_par(bytes: &[u8], map: Option<&Mapping>) -> Option<usize> 
         let mut at = 0;
         while at < bytes.len() {
             let end = (at + FIND_STEP).min(bytes.len());
-            ahead.before(at..end, bytes.len());
+            if !ahead.before(at..end, bytes.len()) {
+                return None;
+            }
             if let Some(p) = first_nonzero_byte(&bytes[at..end]) {
                 return Some(at + p);
             }
@@ -468,7 +486,9 @@ fn first_nonzero_byte_par(bytes: &[u8], map: Option<&Mapping>) -> Option<usize> 
         let mut at = range.start;
         while at < range.end && (at as u64) < best.load(Ordering::Relaxed) {
             let end = (at + FIND_STEP).min(range.end);
-            ahead.before(at..end, range.end);
+            if !ahead.before(at..end, range.end) {
+                return;
+            }
             if let Some(p) = first_nonzero_byte(&bytes[at..end]) {
                 best.fetch_min((at + p) as u64, Ordering::Relaxed);
                 return;
@@ -911,6 +931,40 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    // A mapped file truncated before the scan reaches the pages past its new end:
+    // the scan's requests for its pages come back `EFAULT`, and it stops there
+    // instead of touching them (`SIGBUS`, the end of the test process); the size
+    // check that follows every scan reports the change.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_mapped_file_truncated_before_the_scan_is_an_error_not_a_signal() {
+        let len = 3 * POPULATE_STEP + 100;
+        // Zeros, and a needle in the last word (past the new end).
+        let mut data = vec![0u8; len];
+        data[len - 1] = 1;
+        for threads in [1, 2, 3] {
+            let p = temp("truncated-map", &data);
+            let file = File::open(&p).unwrap();
+            let map = map(&file, &p, len as u64).unwrap();
+            let short = POPULATE_STEP as u64 + 10;
+            fs::OpenOptions::new()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_len(short)
+                .unwrap();
+            // Counting zeros: at most the bytes up to the end of the new last page.
+            let n = pool::with_threads(threads, || count_par(&map, 0, Some(&map)));
+            assert!(n <= short.next_multiple_of(4096), "{n}");
+            let found = pool::with_threads(threads, || first_nonzero_byte_par(&map, Some(&map)));
+            assert_eq!(found, None, "{threads} threads");
+            let e = check_unchanged(&file, &p, len as u64).unwrap_err();
+            assert!(e.to_string().contains("changed size"), "{e}");
+            drop(map);
+            fs::remove_file(&p).unwrap();
         }
     }
 
