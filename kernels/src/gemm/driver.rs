@@ -205,7 +205,7 @@ unsafe impl<T: Send> Sync for Shared<T> {}
 /// elements of `c` distinct, nothing of `c` shared with `a` or `b`), borrowed for the
 /// call; the CPU has `kern`'s tier.
 pub(crate) unsafe fn gemm<T: GemmElement>(
-    kern: Kernel<T>,
+    kern: &'static Kernel<T>,
     tuning: &Tuning,
     (m, n, k): (usize, usize, usize),
     (alpha, beta): (T, T),
@@ -452,7 +452,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
 /// contiguous or one element long).
 #[allow(clippy::too_many_arguments)]
 unsafe fn direct_run<T: GemmElement>(
-    kern: Kernel<T>,
+    kern: &Kernel<T>,
     (m, n, k): (usize, usize, usize),
     (kc, step, chunks): (usize, usize, usize),
     (alpha, beta): (T, T),
@@ -517,8 +517,8 @@ fn direct_form<T>(
 }
 
 /// What every band of one product shares.
-struct Nest<T> {
-    kern: Kernel<T>,
+struct Nest<T: 'static> {
+    kern: &'static Kernel<T>,
     blk: Blocking,
     /// Whether kernels prefetch the next panel's source (`Tuning::prefetch`).
     prefetch: bool,

@@ -58,7 +58,7 @@ mod sealed {
     /// Implemented for `f32` and `f64` only; it finds the micro-kernel of a tier.
     pub trait Sealed: Sized {
         /// The micro-kernel of `tier`, or `None` when the CPU lacks it.
-        fn kernel(tier: crate::Tier) -> Option<super::Kernel<Self>>;
+        fn kernel(tier: crate::Tier) -> Option<&'static super::Kernel<Self>>;
     }
 }
 
@@ -71,20 +71,20 @@ impl GemmElement for f64 {}
 macro_rules! gemm_element {
     ($t:ty, $k:ident) => {
         impl sealed::Sealed for $t {
-            fn kernel(tier: Tier) -> Option<Kernel<$t>> {
+            fn kernel(tier: Tier) -> Option<&'static Kernel<$t>> {
                 // A table exists exactly when this architecture has the tier and the
                 // CPU supports it.
                 <$t as KernelElement>::table_for(tier)?;
                 match tier {
-                    Tier::Scalar => Some(scalar::$k),
+                    Tier::Scalar => Some(&scalar::$k),
                     #[cfg(target_arch = "x86_64")]
-                    Tier::Sse2 => Some(sse2::$k),
+                    Tier::Sse2 => Some(&sse2::$k),
                     #[cfg(target_arch = "x86_64")]
-                    Tier::Avx2 => Some(avx2::$k),
+                    Tier::Avx2 => Some(&avx2::$k),
                     #[cfg(target_arch = "x86_64")]
-                    Tier::Avx512 => Some(avx512::$k),
+                    Tier::Avx512 => Some(&avx512::$k),
                     #[cfg(target_arch = "aarch64")]
-                    Tier::Neon => Some(neon::$k),
+                    Tier::Neon => Some(&neon::$k),
                     #[allow(unreachable_patterns)]
                     _ => None,
                 }
