@@ -247,10 +247,11 @@ fn count_par(bytes: &[u8], byte: u8, map: Option<&Mapping>) -> u64 {
 /// (copied 8 KiB at a time) `lines` 19.2-19.6 GB/s against 15.5-16.1 and `scan`
 /// 18.4-19.5 against 16.0-16.3 (`pread` 15.1-15.8 on the same files; the builds
 /// before and after alternated: `lines` 17.2-18.1 against 14.4-15.4, docs/perf.md);
-/// cached in large folios (read back after an eviction) level, 29-33 against 31-33. 2 MiB steps
-/// measured level with 8 MiB in 4 KiB folios; a call per 256 KiB block of the line
-/// index's build (blocks taken by the workers in turn) was slower (9.7-11.2 GB/s
-/// against 13.2), so the index does not ask. For tests, not part of the stable API.
+/// cached in large folios (read back after an eviction) level, 29-33 against
+/// 31-33. 2 MiB steps measured level with 8 MiB in 4 KiB folios; a call per 256 KiB
+/// block of the line index's build (blocks taken by the workers in turn) was slower
+/// (9.7-11.2 GB/s against 13.2), so the index does not ask. Public for tests, not
+/// part of the stable API.
 #[doc(hidden)]
 pub const POPULATE_STEP: usize = 8 << 20;
 
@@ -455,33 +456,17 @@ fn first_nonzero_byte(bytes: &[u8]) -> Option<usize> {
     tail.iter().position(|&b| b != 0).map(|i| before + i)
 }
 
-/// The index of the first non-zero byte, split over the pool for large inputs.
-/// [`find_nonzero_in`]'s search (the first non-zero byte); with `map` (the mapping
-/// `bytes` is) each worker asks for its pages ahead of its scan ([`Ahead`]).
+/// The index of the first non-zero byte ([`find_nonzero_in`]'s search), split over
+/// the pool for large inputs; with `map` (the mapping `bytes` is) each worker asks
+/// for its pages ahead of its scan ([`Ahead`]), on one thread too.
 fn first_nonzero_byte_par(bytes: &[u8], map: Option<&Mapping>) -> Option<usize> {
-    if map.is_none() && (bytes.len() < PAR_MIN || pool::current_num_threads() <= 1) {
+    let serial = bytes.len() < PAR_MIN || pool::current_num_threads() <= 1;
+    if serial && map.is_none() {
         return first_nonzero_byte(bytes);
     }
-    if bytes.len() < PAR_MIN || pool::current_num_threads() <= 1 {
-        let mut ahead = Ahead::new(map);
-        let mut at = 0;
-        while at < bytes.len() {
-            let end = (at + FIND_STEP).min(bytes.len());
-            if !ahead.before(at..end, bytes.len()) {
-                return None;
-            }
-            if let Some(p) = first_nonzero_byte(&bytes[at..end]) {
-                return Some(at + p);
-            }
-            at = end;
-        }
-        return None;
-    }
-    let pieces = par::pieces(bytes.len(), PIECE_MIN);
     // The smallest needle position found so far; pieces past it are not read.
     let best = AtomicU64::new(u64::MAX);
-    pool::run(pieces, &|i| {
-        let range = piece(bytes.len(), pieces, i);
+    let scan = |range: Range<usize>| {
         let mut ahead = Ahead::new(map);
         let mut at = range.start;
         while at < range.end && (at as u64) < best.load(Ordering::Relaxed) {
@@ -495,7 +480,13 @@ fn first_nonzero_byte_par(bytes: &[u8], map: Option<&Mapping>) -> Option<usize> 
             }
             at = end;
         }
-    });
+    };
+    if serial {
+        scan(0..bytes.len());
+    } else {
+        let pieces = par::pieces(bytes.len(), PIECE_MIN);
+        pool::run(pieces, &|i| scan(piece(bytes.len(), pieces, i)));
+    }
     match best.into_inner() {
         u64::MAX => None,
         p => Some(p as usize),

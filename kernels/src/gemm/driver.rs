@@ -23,7 +23,7 @@
 //! `kernel.rs`), so results are bit-identical for any number of threads.
 
 use super::block::{self, Blocking, NEAR_L3_MAX};
-use super::kernel::{Ahead, Kernel};
+use super::kernel::{Ahead, Kernel, LINE};
 use super::mat::{Raw, RawMut};
 use super::pack::{self, Src};
 use super::{scratch, small, GemmElement, Tuning};
@@ -80,9 +80,6 @@ pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
 /// rows), hence the bound.
 pub(crate) const DIRECT_WHOLE_K: usize = 2;
 
-/// A cache line, in bytes: where the direct path wants B's rows to start.
-const LINE: usize = 64;
-
 /// On one thread, the direct path first copies B to rows that start on a cache line
 /// (the caller's packing scratch) when its rows do not (a `Vec`'s buffer, a slice),
 /// and C has at least this many rows: every vector of B read off the line is two
@@ -96,9 +93,8 @@ const LINE: usize = 64;
 /// 128` 0.96x, `32 x 256 x 256` 0.98x, `16 x 1024 x 64` 0.73x); f32 (16 bytes off)
 /// 96³ 0.99x, 128³ 1.10x, 160³ 1.07x, 256³ 1.16x; narrow C (the direct path's other
 /// use) `4096 x 1024 x 16` 1.12x, `1024 x 256 x 8` 1.04x, and at the AVX2 tier
-/// 1.20x and 0.98x. With B already on
-/// the line the copy costs 64³ 0.86x, 128³ 0.89x, 256³ 0.93x (the reason for the
-/// test). On two threads the copy, made by the caller, ran 0.44x (96³) to 0.95x
+/// 1.20x and 0.98x. With B already on the line the copy costs 64³ 0.86x, 128³
+/// 0.89x, 256³ 0.93x (the reason for the test). On two threads the copy, made by the caller, ran 0.44x (96³) to 0.95x
 /// (256³): the other core then reads all of B from this one's cache on every
 /// product, where it otherwise keeps its own copy of the lines; so one thread only.
 pub(crate) const DIRECT_ALIGN_B_ROWS: usize = 96;
@@ -263,10 +259,10 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         let step = if whole { k } else { kc };
         let blocks = m.div_ceil(dr);
         let chunks = bands(blocks, threads, 1);
-        let misaligned = (0..k.min(2)).any(|p| !(b.at(p, 0) as usize).is_multiple_of(LINE));
+        let misaligned = || (0..k.min(2)).any(|p| !(b.at(p, 0) as usize).is_multiple_of(LINE));
         let align_b = tuning
             .direct_align_b
-            .unwrap_or(misaligned && threads == 1 && m >= DIRECT_ALIGN_B_ROWS && n > 1);
+            .unwrap_or_else(|| threads == 1 && m >= DIRECT_ALIGN_B_ROWS && n > 1 && misaligned());
         let run = |b: Raw<T>| {
             // SAFETY: the caller's views in the direct form, B as given or its copy
             // below (the same elements, alive until this call returns).

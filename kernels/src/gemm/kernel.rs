@@ -99,7 +99,7 @@ pub struct Ahead {
     pub to: usize,
 }
 
-/// Cache line size assumed by [`Ahead`] (64 bytes on every CPU this crate tunes for;
+/// Cache line size assumed by [`Ahead`] and the driver's direct path (64 bytes on every CPU this crate tunes for;
 /// a wrong guess only asks for too many or too few lines).
 pub(crate) const LINE: usize = 64;
 

@@ -13,14 +13,15 @@
 //! FORM is one of `default`, `blocked`, `blocked-1band`, `blocked-mc96`,
 //! `narrow`, `direct` (default list: all of them), or `api`: the default through
 //! the array API (`matmul_into`, on the pool's threads: set `NDSIMD_NUM_THREADS`
-//! to THREADS), what its shape checks and dispatch add; one of them with block sizes
-//! (or the bands per thread) forced, as `blocked:mc=2048:kc=128:bands=2`; or one of these with `-nopf` or `-pf`
-//! after it, with the kernels' prefetch of the next panel forced off or on, or
-//! `-packb` or `-inb`, with the narrow form's B panels always packed or always read
-//! in place when their columns run along k, `-alignb` or `-rawb`, with the direct
-//! path's copy of B to line-aligned rows forced on or off, or `-par`, split over the
-//! threads whatever the product's size. `FORMS_B_OFFSET=N` starts B N elements into
-//! its buffer (off the cache line, as a `Vec`'s or a slice's may be). `(M x K) . (K x N)`; with `FORMS_BT=1`
+//! to THREADS), what its shape checks and dispatch add; one of them with block
+//! sizes (or the bands per thread) forced, as `blocked:mc=2048:kc=128:bands=2`; or
+//! one of these with `-nopf` or `-pf` after it, with the kernels' prefetch of the
+//! next panel forced off or on, or `-packb` or `-inb`, with the narrow form's B
+//! panels always packed or always read in place when their columns run along k,
+//! `-alignb` or `-rawb`, with the direct path's copy of B to line-aligned rows forced
+//! on or off, or `-par`, split over the threads whatever the product's size.
+//! `FORMS_B_OFFSET=N` starts B N elements into its buffer (off the cache line, as a
+//! `Vec`'s or a slice's may be). `(M x K) . (K x N)`; with `FORMS_BT=1`
 //! B is stored as its transpose (`N x K`, row-major: the product `a . b^T`); with
 //! `FORMS_F32=1` the operands are `f32`.
 use ndsimd::kernels::active_tier;
@@ -146,7 +147,7 @@ fn forms<T: Element + GemmElement>() {
     // B's storage as the array API sees it: with `FORMS_BT`, an `n x k` array whose
     // transpose is B.
     let api_shape = if bt { [n, k] } else { [k, n] };
-    let b_api = Array::from_shape_vec(&api_shape, b.to_vec()[off..].to_vec()).unwrap();
+    let b_api = Array::from_shape_vec(&api_shape, b.as_slice().unwrap()[off..].to_vec()).unwrap();
     // `None`: through the array API (`matmul_into`), as a user calls it.
     let run = |t: Option<&Tuning>, c: &mut Array<T>| {
         let Some(t) = t else {
