@@ -7,7 +7,8 @@
 //! file of N GiB (lines of 20-100 bytes), then for several rounds, each file read
 //! once first (warm page cache): the plain parallel `pread` of the whole file with no
 //! scan (`read_ceiling`, the anchor), `find_nonzero` with each strategy,
-//! `count_byte(b'\n')` with each strategy, `LineIndex::build(every = 1000)`, and the
+//! `count_byte(b'\n')` with each strategy, `LineIndex::build(every = 1000)` with
+//! each (`Auto`, the `ndsimd` tool's default, says which it picked), and the
 //! external tools when present: `dd if=FILE of=/dev/null bs=1M`, `wc -l FILE`,
 //! `rg -c ''` and `grep -c ''` (line counts), `rg -a -c NEEDLE!!` (the needle search
 //! as text); the tools' answers are checked too.
@@ -144,7 +145,12 @@ fn main() {
     };
     let threads = ndsimd::num_threads();
     // Check the answers first.
-    for s in [Strategy::Pread, Strategy::Mmap, Strategy::Direct] {
+    for s in [
+        Strategy::Pread,
+        Strategy::Mmap,
+        Strategy::Direct,
+        Strategy::Auto,
+    ] {
         if let Ok(found) = find_nonzero(&hay, &opts(s, threads)) {
             assert_eq!(found, Some(size - 8), "{s:?}");
         }
@@ -152,6 +158,12 @@ fn main() {
             assert_eq!(n, lines, "{s:?}");
         }
     }
+    let auto = opts(Strategy::Auto, threads);
+    println!(
+        "Auto picks {:?} for the haystack and {:?} for the text (after the checks above)",
+        ndsimd::scan::resolve_strategy(&hay, &auto).unwrap(),
+        ndsimd::scan::resolve_strategy(&txt, &auto).unwrap()
+    );
     let rounds = 5;
     let mut rows: Vec<(String, Vec<f64>)> = Vec::new();
     let mut push = |name: String, t: Option<f64>| {
@@ -176,7 +188,7 @@ fn main() {
                     read_ceiling(&hay, &opts(Strategy::Pread, t)).unwrap();
                 })),
             );
-            for s in [Strategy::Pread, Strategy::Mmap] {
+            for s in [Strategy::Pread, Strategy::Mmap, Strategy::Auto] {
                 push(
                     format!("hay  find_nonzero {s:?} {t}T"),
                     Some(secs(|| {
@@ -191,7 +203,7 @@ fn main() {
                     read_ceiling(&txt, &opts(Strategy::Pread, t)).unwrap();
                 })),
             );
-            for s in [Strategy::Pread, Strategy::Mmap] {
+            for s in [Strategy::Pread, Strategy::Mmap, Strategy::Auto] {
                 push(
                     format!("text count_byte {s:?} {t}T"),
                     Some(secs(|| {
@@ -199,12 +211,14 @@ fn main() {
                     })),
                 );
             }
-            push(
-                format!("text LineIndex/1000 Pread {t}T"),
-                Some(secs(|| {
-                    LineIndex::build(&txt, 1000, &opts(Strategy::Pread, t)).unwrap();
-                })),
-            );
+            for s in [Strategy::Pread, Strategy::Mmap, Strategy::Auto] {
+                push(
+                    format!("text LineIndex/1000 {s:?} {t}T"),
+                    Some(secs(|| {
+                        LineIndex::build(&txt, 1000, &opts(s, t)).unwrap();
+                    })),
+                );
+            }
         }
         warm(&hay);
         push(
@@ -236,7 +250,12 @@ fn main() {
                     .then(|| tool("dd", &[&format!("if={hs}"), "of=/dev/null", "bs=4M"]))
                     .flatten(),
             );
-            for s in [Strategy::Pread, Strategy::Mmap, Strategy::Direct] {
+            for s in [
+                Strategy::Pread,
+                Strategy::Mmap,
+                Strategy::Direct,
+                Strategy::Auto,
+            ] {
                 push(
                     format!("cold hay find_nonzero {s:?} {threads}T"),
                     evict().then(|| {

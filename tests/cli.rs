@@ -56,6 +56,115 @@ fn scan_found_and_not_found() {
     }
 }
 
+/// `len` bytes of lines of `width - 1` letters and a newline.
+fn lines_of(len: usize, width: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| if i % width == width - 1 { b'\n' } else { b'y' })
+        .collect()
+}
+
+/// The default strategy, `auto`: mapped when the file is cached, `pread` when not;
+/// the JSON names the one used.
+#[cfg(target_os = "linux")]
+#[test]
+fn auto_reports_the_strategy_it_used() {
+    let dir = TempDir::new("cli", "auto");
+    let f = dir.file("log", &lines_of(3 << 20, 50));
+    let file = fs::File::open(&f).unwrap();
+    file.sync_all().unwrap();
+    for args in [
+        &["lines", "--json", p(&f)][..],
+        &["lines", "--json", "--strategy=auto", p(&f)],
+    ] {
+        ndsimd::kernels::io::drop_cached(&file).unwrap();
+        let o = ndsimd(args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stdout(&o).contains("\"lines\":62914,"), "{}", stdout(&o));
+        assert!(
+            stdout(&o).contains("\"strategy\":\"pread\""),
+            "cold: {}",
+            stdout(&o)
+        );
+        let o = ndsimd(args);
+        assert!(stdout(&o).contains("\"lines\":62914,"), "{}", stdout(&o));
+        assert!(
+            stdout(&o).contains("\"strategy\":\"mmap\""),
+            "cached: {}",
+            stdout(&o)
+        );
+    }
+    let o = ndsimd(&["scan", p(&f)]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("(mmap, "), "{}", stderr(&o));
+}
+
+/// A file truncated while `lines` reads it mapped: an error exit that says so, never
+/// a death by SIGBUS. The file is truncated as soon as the child has it mapped (seen
+/// in /proc/PID/maps), while the index (every line, which does not ask for its pages
+/// ahead) reads it: the read past the new end faults, and the handler the tool
+/// installed turns that into the message and exit 2.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_truncated_under_the_map_is_an_error_exit() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = TempDir::new("cli", "truncated");
+    let src = dir.file("src", &lines_of(64 << 20, 31));
+    let mut signalled = 0;
+    for attempt in 0..6 {
+        let f = dir.0.join(format!("log{attempt}"));
+        fs::copy(&src, &f).unwrap();
+        let idx = dir.0.join("idx");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ndsimd"))
+            .args([
+                "lines",
+                p(&f),
+                "--strategy",
+                "mmap",
+                "--threads",
+                "1",
+                "--index",
+                "1",
+            ])
+            .arg("--index-out")
+            .arg(&idx)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let maps = format!("/proc/{}/maps", child.id());
+        let started = std::time::Instant::now();
+        while !fs::read_to_string(&maps).is_ok_and(|m| m.contains(p(&f))) {
+            assert!(
+                started.elapsed().as_secs() < 30,
+                "the file was never mapped"
+            );
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+        }
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_len(4096)
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.signal(), None, "killed: {:?} {err}", o.status);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("changed size"), "{err}");
+        assert!(!idx.exists(), "a partial index was left");
+        signalled += usize::from(err.contains("truncated under its memory map"));
+        fs::remove_file(&f).unwrap();
+    }
+    // The point of the test: the fault itself was met (and handled) at least once.
+    assert!(
+        signalled > 0,
+        "no attempt faulted; the timing did not catch the read"
+    );
+}
+
 #[test]
 fn scan_json_is_one_object_line() {
     let dir = TempDir::new("cli", "json");
@@ -154,7 +263,7 @@ fn bad_options_exit_2_with_a_message() {
 #[test]
 fn help_for_each_subcommand() {
     for (cmd, needle) in [
-        ("scan", "--strategy pread|mmap"),
+        ("scan", "--strategy auto|pread|mmap|direct"),
         ("lines", "wc -l"),
         ("haystack", "--size SIZE"),
         // Help, not a minute of timing.

@@ -7,8 +7,8 @@ mod common;
 
 use common::{Rng, TempDir};
 use ndsimd::scan::{
-    count_byte, count_byte_in, find_nonzero, find_nonzero_in, read_ceiling, LineIndex, Progress,
-    ScanOptions, Strategy,
+    count_byte, count_byte_in, find_nonzero, find_nonzero_in, read_ceiling, resolve_strategy,
+    LineIndex, Progress, ScanOptions, Strategy,
 };
 use std::fs;
 use std::io::{self, Write};
@@ -92,10 +92,15 @@ fn all_options(buffer: usize) -> Vec<ScanOptions> {
             strategy: Strategy::Mmap,
             ..ScanOptions::default()
         },
+        ScanOptions {
+            strategy: Strategy::Auto,
+            ..ScanOptions::default()
+        },
     ];
     for threads in 1..=3 {
         v.push(opts(Strategy::Pread, threads, buffer));
         v.push(opts(Strategy::Mmap, threads, buffer));
+        v.push(opts(Strategy::Auto, threads, buffer));
         if direct_in_temp() {
             v.push(opts(Strategy::Direct, threads, buffer));
         }
@@ -666,6 +671,77 @@ fn progress_counts_every_byte_read() {
         assert_eq!(read_ceiling(&p, &o).unwrap(), len as u64);
         assert_eq!(DONE.load(Ordering::Relaxed), len as u64, "ceiling {o:?}");
     }
+}
+
+/// `Strategy::Auto` maps a file in the page cache and reads a cold one with `pread`,
+/// and the answers are the same either way.
+#[cfg(target_os = "linux")]
+#[test]
+fn auto_maps_a_cached_file_and_reads_a_cold_one() {
+    let dir = TempDir::new("scan", "auto");
+    let len = (9 << 20) + 13;
+    let data: Vec<u8> = (0..len)
+        .map(|i| if i % 61 == 0 { b'\n' } else { 0 })
+        .collect();
+    let p = dir.file("f", &data);
+    let want = ref_count(&data, b'\n');
+    let file = fs::File::open(&p).unwrap();
+    file.sync_all().unwrap();
+    for threads in [None, Some(1), Some(2)] {
+        let auto = ScanOptions {
+            strategy: Strategy::Auto,
+            threads,
+            ..ScanOptions::default()
+        };
+        ndsimd::kernels::io::drop_cached(&file).unwrap();
+        assert_eq!(
+            resolve_strategy(&p, &auto).unwrap(),
+            Strategy::Pread,
+            "cold"
+        );
+        assert_eq!(count_byte(&p, b'\n', &auto).unwrap(), want);
+        // The pread above put the file back in the cache.
+        assert_eq!(
+            resolve_strategy(&p, &auto).unwrap(),
+            Strategy::Mmap,
+            "read once"
+        );
+        assert_eq!(count_byte(&p, b'\n', &auto).unwrap(), want);
+        assert_eq!(find_nonzero(&p, &auto).unwrap(), Some(0));
+        let index = LineIndex::build(&p, 1000, &auto).unwrap();
+        assert_eq!(index.line_count(), want);
+        // Half of the file cold is not cached.
+        fs::read(&p).unwrap();
+        let _ = fs::File::open(&p).map(|f| f.sync_all());
+        ndsimd::kernels::io::drop_cached(&file).unwrap();
+        let mut first = vec![0u8; len / 2];
+        io::Read::read_exact(&mut fs::File::open(&p).unwrap(), &mut first).unwrap();
+        assert_eq!(
+            resolve_strategy(&p, &auto).unwrap(),
+            Strategy::Pread,
+            "half cold"
+        );
+    }
+    // The others are what they say.
+    for s in [Strategy::Pread, Strategy::Mmap, Strategy::Direct] {
+        let o = ScanOptions {
+            strategy: s,
+            ..ScanOptions::default()
+        };
+        assert_eq!(resolve_strategy(&p, &o).unwrap(), s);
+    }
+    // Auto settles on an empty file, and reports a missing one as the scans do.
+    let empty = dir.file("empty", b"");
+    let auto = ScanOptions {
+        strategy: Strategy::Auto,
+        ..ScanOptions::default()
+    };
+    assert_eq!(resolve_strategy(&empty, &auto).unwrap(), Strategy::Pread);
+    assert_eq!(count_byte(&empty, b'\n', &auto).unwrap(), 0);
+    let missing = dir.0.join("missing");
+    let e = resolve_strategy(&missing, &auto).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    assert_error_names(&e, &missing, "missing");
 }
 
 #[test]

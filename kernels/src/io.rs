@@ -55,6 +55,9 @@ pub fn as_words(bytes: &[u8]) -> (&[u8], &[u64], &[u8]) {
 pub struct Mapping {
     // `None` for an empty file: there is nothing to map.
     map: Option<memmap2::Mmap>,
+    // Where the mapping is listed for `exit_on_mapped_sigbus` (`None`: not listed).
+    #[cfg(target_os = "linux")]
+    slot: Option<usize>,
 }
 
 impl Mapping {
@@ -72,7 +75,11 @@ impl Mapping {
     /// ```
     pub fn new(file: &File) -> io::Result<Mapping> {
         if file.metadata()?.len() == 0 {
-            return Ok(Mapping { map: None });
+            return Ok(Mapping {
+                map: None,
+                #[cfg(target_os = "linux")]
+                slot: None,
+            });
         }
         // SAFETY: the mapping is read-only and private to this `Mapping`, which hands
         // out only shared `&[u8]` borrows tied to itself, and unmaps on drop. What
@@ -82,7 +89,13 @@ impl Mapping {
         // it"), the same one every mmap-based reader (ripgrep, for one) accepts. The
         // values read are plain bytes, for which any bit pattern is valid.
         let map = unsafe { memmap2::Mmap::map(file)? };
-        Ok(Mapping { map: Some(map) })
+        #[cfg(target_os = "linux")]
+        let slot = sigbus::register(map.as_ptr() as usize, map.len());
+        Ok(Mapping {
+            map: Some(map),
+            #[cfg(target_os = "linux")]
+            slot,
+        })
     }
 
     /// Tells the OS the mapping will be read front to back, soon (`madvise` with
@@ -124,16 +137,7 @@ impl Mapping {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn populate(&self, range: std::ops::Range<usize>) -> io::Result<()> {
-        let (start, end) = (range.start, range.end);
-        if start >= end || end > self.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "populate {start}..{end} of a mapping of {} bytes",
-                    self.len()
-                ),
-            ));
-        }
+        let (start, end) = self.inside("populate", range)?;
         #[cfg(target_os = "linux")]
         if let Some(map) = &self.map {
             return map.advise_range(memmap2::Advice::PopulateRead, start, end - start);
@@ -142,6 +146,235 @@ impl Mapping {
             io::ErrorKind::Unsupported,
             "populating a mapping needs Linux",
         ))
+    }
+
+    /// How many of the pages that hold `range` (byte offsets into the mapping) are
+    /// in memory now (`mincore`): the pages the range touches, and how many of them
+    /// are resident, as `(resident, pages)`. Reading nothing and mapping nothing, it
+    /// tells whether a file is in the page cache. An empty or out-of-bounds range is
+    /// an error, and so is any OS but Linux (`Unsupported`).
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("ndsimd-io-res-{}", std::process::id()));
+    /// std::fs::write(&path, vec![1u8; 3 << 16])?; // just written: in the page cache
+    /// let map = ndsimd_kernels::io::Mapping::new(&std::fs::File::open(&path)?)?;
+    /// if let Ok((resident, pages)) = map.resident(0..3 << 16) {
+    ///     assert!(resident <= pages && pages >= 3 << 16 >> 16);
+    /// }
+    /// assert!(map.resident(0..(3 << 16) + 1).is_err());
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn resident(&self, range: std::ops::Range<usize>) -> io::Result<(usize, usize)> {
+        let (start, end) = self.inside("resident", range)?;
+        #[cfg(target_os = "linux")]
+        if let Some(map) = &self.map {
+            // SAFETY: `sysconf` has no preconditions.
+            let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            let page = if page > 0 { page as usize } else { 4096 };
+            let base = map.as_ptr() as usize;
+            let first = (base + start) & !(page - 1);
+            let last = base + end;
+            let mut vec = vec![0u8; (last - first).div_ceil(page)];
+            // SAFETY: `first` is page-aligned (the page of the range's first byte) and
+            // `first..last` lies within this live mapping, rounded down to its own
+            // page; `vec` has one byte for each page of that span, which `mincore`
+            // writes and nothing else.
+            let r = unsafe {
+                libc::mincore(
+                    first as *mut libc::c_void,
+                    last - first,
+                    vec.as_mut_ptr() as *mut libc::c_uchar,
+                )
+            };
+            if r != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let resident = vec.iter().filter(|&&b| b & 1 != 0).count();
+            return Ok((resident, vec.len()));
+        }
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "asking which pages are resident needs Linux",
+        ))
+    }
+
+    /// `range`'s ends, or an error when it is empty or not inside the mapping.
+    fn inside(&self, what: &str, range: std::ops::Range<usize>) -> io::Result<(usize, usize)> {
+        let (start, end) = (range.start, range.end);
+        if start >= end || end > self.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{what} {start}..{end} of a mapping of {} bytes", self.len()),
+            ));
+        }
+        Ok((start, end))
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot {
+            sigbus::unregister(slot);
+        }
+    }
+}
+
+/// Asks the OS to drop the cached pages of `file` (`posix_fadvise` with
+/// `POSIX_FADV_DONTNEED`): pages not yet written back stay, and the OS may keep
+/// others; contents never change. For tests and benchmarks that want a cold file
+/// without root. Linux only (elsewhere `Unsupported`).
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("ndsimd-io-drop-{}", std::process::id()));
+/// std::fs::write(&path, vec![4u8; 1 << 16])?;
+/// let file = std::fs::File::open(&path)?;
+/// file.sync_all()?; // written back, so the pages can go
+/// if cfg!(target_os = "linux") {
+///     ndsimd_kernels::io::drop_cached(&file)?;
+/// }
+/// assert_eq!(std::fs::read(&path)?, vec![4u8; 1 << 16]);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn drop_cached(file: &File) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: an advice on a descriptor `file` keeps open for the call; it
+        // touches no memory of this process.
+        let r = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if r != 0 {
+            return Err(io::Error::from_raw_os_error(r));
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "dropping cached pages needs Linux",
+        ))
+    }
+}
+
+/// Makes a `SIGBUS` raised by reading a [`Mapping`] (its file was truncated while it
+/// was mapped: see "The risk that comes with it") end the process the way a program
+/// ends on an error: `message` is written to stderr and the process exits with
+/// `code` at once (`_exit`: no destructors, no buffered output flushed). Any other
+/// `SIGBUS` (not inside a live mapping, or sent by `kill`) keeps its default action.
+/// Process-wide and for programs, not libraries: it replaces any `SIGBUS` handler
+/// already installed. A later call replaces the message and code. Linux only
+/// (elsewhere `Unsupported`, and nothing changes); at most 64 mappings alive at once
+/// are covered (a fault in another one keeps the default action).
+///
+/// ```no_run
+/// ndsimd_kernels::io::exit_on_mapped_sigbus("prog: FILE: truncated while mapped\n", 2)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn exit_on_mapped_sigbus(message: &str, code: i32) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        sigbus::install(message, code)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (message, code);
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "a SIGBUS handler for mappings needs Linux",
+        ))
+    }
+}
+
+/// The live mappings' address ranges, and the `SIGBUS` handler that looks them up.
+#[cfg(target_os = "linux")]
+mod sigbus {
+    use std::io;
+    use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
+
+    const SLOTS: usize = 64;
+    // Each slot: the start (0 when free) and the end of one live mapping.
+    static STARTS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+    static ENDS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+    static MESSAGE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+    static MESSAGE_LEN: AtomicUsize = AtomicUsize::new(0);
+    static CODE: AtomicI32 = AtomicI32::new(2);
+
+    /// Lists `start..start + len`; the slot, or `None` when all are taken.
+    pub(super) fn register(start: usize, len: usize) -> Option<usize> {
+        let slot = (0..SLOTS).find(|&i| {
+            STARTS[i]
+                .compare_exchange(0, usize::MAX, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        })?;
+        // Claimed with an impossible start, so no fault matches a half-written slot.
+        ENDS[slot].store(start + len, Ordering::Release);
+        STARTS[slot].store(start, Ordering::Release);
+        Some(slot)
+    }
+
+    pub(super) fn unregister(slot: usize) {
+        ENDS[slot].store(0, Ordering::Release);
+        STARTS[slot].store(0, Ordering::Release);
+    }
+
+    fn listed(addr: usize) -> bool {
+        (0..SLOTS).any(|i| {
+            let start = STARTS[i].load(Ordering::Acquire);
+            let end = ENDS[i].load(Ordering::Acquire);
+            start != 0 && start <= addr && addr < end
+        })
+    }
+
+    extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+        // SAFETY: the kernel passes a valid `siginfo_t` to an `SA_SIGINFO` handler;
+        // `si_addr` is the faulting address for a fault (and meaningless, but readable,
+        // for a signal sent by a process, which `listed` then does not match).
+        let addr = unsafe { (*info).si_addr() } as usize;
+        if listed(addr) {
+            let msg = MESSAGE.load(Ordering::Acquire);
+            let len = MESSAGE_LEN.load(Ordering::Acquire);
+            // SAFETY: `write` and `_exit` are async-signal-safe; `msg..msg + len` is the
+            // leaked message `install` published (a null pointer writes nothing).
+            unsafe {
+                if !msg.is_null() {
+                    libc::write(2, msg as *const libc::c_void, len);
+                }
+                libc::_exit(CODE.load(Ordering::Relaxed));
+            }
+        }
+        // Not ours: the default action. The signal is blocked while its handler runs,
+        // so the one raised here is delivered when the handler returns (and a fault
+        // would fault again anyway).
+        // SAFETY: `signal` and `raise` are async-signal-safe.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+
+    pub(super) fn install(message: &str, code: i32) -> io::Result<()> {
+        let leaked: &'static mut [u8] = Box::leak(message.as_bytes().to_vec().into_boxed_slice());
+        MESSAGE_LEN.store(0, Ordering::Release);
+        MESSAGE.store(leaked.as_mut_ptr(), Ordering::Release);
+        MESSAGE_LEN.store(leaked.len(), Ordering::Release);
+        CODE.store(code, Ordering::Relaxed);
+        // SAFETY: a zeroed `sigaction` is a valid starting value (no flags, empty
+        // mask); the handler has the `SA_SIGINFO` signature and touches only atomics
+        // and async-signal-safe calls.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_sigbus as *const () as usize;
+            act.sa_flags = libc::SA_SIGINFO;
+            libc::sigemptyset(&mut act.sa_mask);
+            if libc::sigaction(libc::SIGBUS, &act, std::ptr::null_mut()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
     }
 }
 
@@ -194,6 +427,40 @@ mod tests {
             }
         }
         panic!("no mapping at {addr:#x} in /proc/self/smaps");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn resident_counts_the_pages_in_the_page_cache() {
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("ndsimd-io-resident-{}", std::process::id()));
+        let len = (1 << 20) + 100;
+        let mut f = File::create(&path).unwrap();
+        f.write_all(&vec![9u8; len]).unwrap();
+        f.sync_all().unwrap();
+        drop(f);
+        let file = File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let map = Mapping::new(&file).unwrap();
+        // Written, so cached: 256 full pages and the partial one.
+        let (resident, pages) = map.resident(0..len).unwrap();
+        assert_eq!(pages, 257);
+        assert_eq!(resident, 257, "just written");
+        // A range inside one page is that page; one straddling two is both.
+        assert_eq!(map.resident(4097..4098).unwrap(), (1, 1));
+        assert_eq!(map.resident(4095..4097).unwrap(), (2, 2));
+        // Clean pages dropped from the cache are not resident any more (qemu-user
+        // passes the advice on, but its answers are not checked there).
+        drop_cached(&file).unwrap();
+        let (after, _) = map.resident(0..len).unwrap();
+        if std::env::var_os("NDSIMD_EMULATED").is_none() {
+            assert!(after < 8, "{after} pages still resident after DONTNEED");
+            assert_eq!(map[len / 2], 9);
+            let (one, _) = map.resident(len / 2..len / 2 + 1).unwrap();
+            assert_eq!(one, 1, "the page just read");
+        }
+        assert!(map.resident(0..len + 1).is_err());
+        assert!(map.resident(7..7).is_err());
     }
 
     #[cfg(target_os = "linux")]

@@ -2,8 +2,8 @@
 //! of the file that counts its lines.
 
 use super::{
-    changed, check_unchanged, context, error, map, open, read_at_retry, with_threads, Progress,
-    Reader, ScanOptions, Shards, Strategy, ALIGN, PAR_MIN, PIECE_MIN,
+    changed, check_unchanged, context, error, mapping_for, open, read_at_retry, with_threads,
+    Progress, Reader, ScanOptions, Shards, ALIGN, PAR_MIN, PIECE_MIN,
 };
 use crate::kernels::{byte_table, mem::Aligned, pool};
 use std::fs::File;
@@ -116,8 +116,8 @@ impl LineIndex {
         let path = path.as_ref();
         let every = every.max(1);
         let (file, len) = open(path)?;
-        let built = match opts.strategy {
-            Strategy::Pread | Strategy::Direct => {
+        let built = match mapping_for(&file, path, len, opts.strategy)? {
+            None => {
                 let shards = Shards::new(len, opts);
                 let reader = Reader::new(&file, path, len, opts.strategy)?;
                 let source = FileSource(&reader);
@@ -132,14 +132,7 @@ impl LineIndex {
                     )
                 })?
             }
-            Strategy::Mmap => {
-                let map = map(&file, path, len)?;
-                let built = with_threads(opts, || build_slice(&map, every))?;
-                if let Some(p) = opts.progress {
-                    p.add(len);
-                }
-                built
-            }
+            Some(map) => with_threads(opts, || build_slice(&map, every, opts.progress))?,
         };
         check_unchanged(&file, path, len)?;
         Ok(LineIndex {
@@ -165,7 +158,7 @@ impl LineIndex {
     /// ```
     pub fn build_in(bytes: &[u8], every: u64) -> LineIndex {
         let every = every.max(1);
-        let built = match build_slice(bytes, every) {
+        let built = match build_slice(bytes, every, None) {
             Ok(b) => b,
             // A slice cannot fail to be read.
             Err(_) => unreachable!("reading a slice cannot fail"),
@@ -565,7 +558,7 @@ impl Source for MemSource<'_> {
     }
 }
 
-fn build_slice(bytes: &[u8], every: u64) -> io::Result<Built> {
+fn build_slice(bytes: &[u8], every: u64, progress: Option<Progress>) -> io::Result<Built> {
     let threads = if bytes.len() < PAR_MIN {
         1
     } else {
@@ -577,7 +570,7 @@ fn build_slice(bytes: &[u8], every: u64) -> io::Result<Built> {
         PIECE_MIN as u64,
         threads,
         every,
-        None,
+        progress,
     )
 }
 

@@ -43,7 +43,9 @@ BENCH OPTIONS:
     --filter TEXT   only the rows whose op name contains TEXT (a|b: either)
 
 SCAN AND LINES OPTIONS (details: 'ndsimd scan --help', 'ndsimd lines --help'):
-    --strategy pread|mmap|direct   how the file is read (default pread)
+    --strategy auto|pread|mmap|direct
+                            how the file is read (default auto: mmap when the file
+                            is in the page cache, pread when not)
     --threads N             threads to use
     --buffer SIZE           bytes per read with pread and direct (default 1M)
     --json                  one JSON object on stdout

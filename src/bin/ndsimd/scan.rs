@@ -23,10 +23,11 @@ USAGE:
     ndsimd scan FILE [OPTIONS]
 
 OPTIONS:
-    --strategy pread|mmap|direct
-                            how FILE is read (default pread: parallel positioned
-                            reads into per-thread buffers; mmap: a memory map, which
-                            dies with SIGBUS if another process truncates FILE;
+    --strategy auto|pread|mmap|direct
+                            how FILE is read (default auto: mmap when FILE is in the
+                            page cache, else pread; pread: parallel positioned reads
+                            into per-thread buffers; mmap: a memory map (if another
+                            process truncates FILE meanwhile, an error, exit 2);
                             direct: as pread with O_DIRECT, bypassing the page cache,
                             an error where the file system refuses O_DIRECT)
     --threads N             threads (default: the pool's, NDSIMD_NUM_THREADS)
@@ -58,10 +59,9 @@ OPTIONS:
                             read of FILE as the count
     --index-out PATH        where --index writes (default FILE.idx: FILE's name with
                             '.idx' appended); an existing PATH is replaced
-    --strategy pread|mmap|direct
-                            how FILE is read (default pread; mmap dies with SIGBUS
-                            if another process truncates FILE; direct uses O_DIRECT,
-                            an error where the file system refuses it)
+    --strategy auto|pread|mmap|direct
+                            how FILE is read (default auto: mmap when FILE is in the
+                            page cache, else pread; see 'ndsimd scan --help')
     --threads N             threads (default: the pool's, NDSIMD_NUM_THREADS)
     --buffer SIZE           bytes per read with pread and direct (default 1M; K, M, G
                             suffixes; direct rounds it up to a multiple of 4K)
@@ -126,7 +126,11 @@ struct Args {
 fn parse(args: &[String], allowed: &[&str]) -> Result<Args, String> {
     let mut a = Args {
         file: None,
-        opts: ScanOptions::default(),
+        // The tool maps a cached file (its SIGBUS handled: `settle`).
+        opts: ScanOptions {
+            strategy: Strategy::Auto,
+            ..ScanOptions::default()
+        },
         json: false,
         help: false,
         size: None,
@@ -168,12 +172,13 @@ fn parse(args: &[String], allowed: &[&str]) -> Result<Args, String> {
         match name {
             "--strategy" => {
                 a.opts.strategy = match value()?.as_str() {
+                    "auto" => Strategy::Auto,
                     "pread" => Strategy::Pread,
                     "mmap" => Strategy::Mmap,
                     "direct" => Strategy::Direct,
                     v => {
                         return Err(format!(
-                            "--strategy must be pread, mmap or direct, not '{v}'"
+                            "--strategy must be auto, pread, mmap or direct, not '{v}'"
                         ))
                     }
                 }
@@ -269,7 +274,28 @@ fn strategy_name(s: Strategy) -> &'static str {
         Strategy::Pread => "pread",
         Strategy::Mmap => "mmap",
         Strategy::Direct => "direct",
+        Strategy::Auto => "auto",
     }
+}
+
+/// Settles `--strategy auto` for `file` (the strategy reported is the one used), and
+/// when the file is to be mapped makes a truncation under the mapping (`SIGBUS`) an
+/// error exit rather than a crash. `Err`: the exit code, the message printed.
+fn settle(cmd: &str, file: &Path, opts: &mut ScanOptions) -> Result<(), ExitCode> {
+    opts.strategy = scan::resolve_strategy(file, opts).map_err(|e| {
+        eprintln!("ndsimd {cmd}: {e}");
+        ExitCode::from(2)
+    })?;
+    if opts.strategy == Strategy::Mmap {
+        let msg = format!(
+            "ndsimd {cmd}: {}: file changed size while being read (truncated under \
+             its memory map; nothing was counted)\n",
+            file.display()
+        );
+        // Linux only; elsewhere the signal keeps its default action.
+        let _ = ndsimd::kernels::io::exit_on_mapped_sigbus(&msg, 2);
+    }
+    Ok(())
 }
 
 /// The threads a scan with these options really uses.
@@ -381,11 +407,14 @@ fn with_progress<R>(file: &Path, opts: &ScanOptions, work: impl FnOnce(&ScanOpti
 
 /// `ndsimd scan FILE ...`
 pub fn scan(args: &[String]) -> ExitCode {
-    let (file, a) = match scan_args("scan", args, SCAN_HELP, &[]) {
+    let (file, mut a) = match scan_args("scan", args, SCAN_HELP, &[]) {
         Ok(x) => x,
         Err(code) => return code,
     };
     let t = Instant::now();
+    if let Err(code) = settle("scan", &file, &mut a.opts) {
+        return code;
+    }
     let found = match with_progress(&file, &a.opts, |o| scan::find_nonzero(&file, o)) {
         Ok(f) => f,
         Err(e) => {
@@ -423,7 +452,7 @@ pub fn scan(args: &[String]) -> ExitCode {
 
 /// `ndsimd lines FILE ...`
 pub fn lines(args: &[String]) -> ExitCode {
-    let (file, a) = match scan_args("lines", args, LINES_HELP, &["--index", "--index-out"]) {
+    let (file, mut a) = match scan_args("lines", args, LINES_HELP, &["--index", "--index-out"]) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -431,6 +460,9 @@ pub fn lines(args: &[String]) -> ExitCode {
         return usage_error("lines", "--index-out needs --index EVERY");
     }
     let t = Instant::now();
+    if let Err(code) = settle("lines", &file, &mut a.opts) {
+        return code;
+    }
     let (count, index) = match with_progress(&file, &a.opts, |o| match a.index {
         None => scan::count_byte(&file, b'\n', o).map(|n| (n, None)),
         Some(every) => LineIndex::build(&file, every, o).map(|i| (i.line_count(), Some(i))),
