@@ -148,3 +148,18 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Drops the cached pages of `file` (written back first) and says whether they
+/// went: a file system that keeps its files in memory (tmpfs) cannot drop them, and
+/// a test of cold reads then has nothing to test.
+#[cfg(target_os = "linux")]
+pub fn evicted(file: &std::fs::File) -> bool {
+    file.sync_all().unwrap();
+    ndsimd::kernels::io::drop_cached(file).unwrap();
+    let map = ndsimd::kernels::io::Mapping::new(file).unwrap();
+    let gone = !map.is_empty() && map.resident(0..map.len()).is_ok_and(|(r, _)| r == 0);
+    if !gone {
+        eprintln!("note: the temp dir's file system keeps its pages cached; cold case skipped");
+    }
+    gone
+}
