@@ -102,6 +102,8 @@ pub enum Strategy {
     /// one through `pread` (the mapping's page faults wait for the disk one
     /// read-ahead window at a time). [`resolve_strategy`] says which it would pick.
     ///
+    /// A file the OS refuses to map is read with `pread`.
+    ///
     /// **When it maps the file, it carries [`Strategy::Mmap`]'s risk** (`SIGBUS` if
     /// another process truncates the file meanwhile): opt-in, as `Mmap` is. The
     /// `ndsimd` tool uses it by default and turns that signal into an error exit
@@ -645,15 +647,15 @@ fn read_full(file: &File, path: &Path, mut buf: &mut [u8], mut offset: u64) -> i
 }
 
 fn map(file: &File, path: &Path, len: u64) -> io::Result<Mapping> {
-    let map = map_only(file, path, len)?;
+    let map = Mapping::new(file).map_err(|e| context(path, "cannot map", e))?;
+    let map = same_len(map, path, len)?;
     // Only a hint: a refusal changes nothing.
     let _ = map.advise_sequential();
     Ok(map)
 }
 
-/// [`map`] without the advice (which would start reading the file in).
-fn map_only(file: &File, path: &Path, len: u64) -> io::Result<Mapping> {
-    let map = Mapping::new(file).map_err(|e| context(path, "cannot map", e))?;
+/// `map`, if it is as long as the file was when opened (`len`), else the change.
+fn same_len(map: Mapping, path: &Path, len: u64) -> io::Result<Mapping> {
     if map.len() as u64 != len {
         return Err(changed(
             path,
@@ -675,7 +677,11 @@ fn mapping_for(
         Strategy::Pread | Strategy::Direct => Ok(None),
         Strategy::Mmap => map(file, path, len).map(Some),
         Strategy::Auto => {
-            let m = map_only(file, path, len)?;
+            // A file the OS will not map is read with `pread`: the choice is ours.
+            let Ok(m) = Mapping::new(file) else {
+                return Ok(None);
+            };
+            let m = same_len(m, path, len)?;
             if !cached(&m) {
                 return Ok(None);
             }
