@@ -26,8 +26,8 @@ OPTIONS:
     --strategy auto|pread|mmap|direct
                             how FILE is read (default auto: mmap when FILE is in the
                             page cache, else pread; pread: parallel positioned reads
-                            into per-thread buffers; mmap: a memory map (if another
-                            process truncates FILE meanwhile, an error, exit 2);
+                            into per-thread buffers; mmap: a memory map (on Linux, if
+                            another process truncates FILE meanwhile: an error, exit 2);
                             direct: as pread with O_DIRECT, bypassing the page cache,
                             an error where the file system refuses O_DIRECT)
     --threads N             threads (default: the pool's, NDSIMD_NUM_THREADS)
