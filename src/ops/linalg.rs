@@ -277,6 +277,27 @@ fn matmul_2d<T: Element>(
     true
 }
 
+/// `a @ b` into a new array (`op` names the caller in errors): 2-D operands through
+/// [`matmul_2d`], the rest through the general path.
+fn product_new<T: Element>(
+    op: &'static str,
+    a: &ArrayBase<impl Data<Elem = T>>,
+    b: &ArrayBase<impl Data<Elem = T>>,
+) -> Result<Array<T>> {
+    if let ([m, k], [kb, n]) = (a.shape(), b.shape()) {
+        if k == kb {
+            let mut out = Array::zeros(&[*m, *n]);
+            if matmul_2d(T::one(), a, b, T::zero(), &mut out) {
+                return Ok(out);
+            }
+        }
+    }
+    let s = matmul_shape(op, a.shape(), b.shape())?;
+    let mut out = Array::zeros(&s.out);
+    matmul_exec(&s, T::one(), &a.view(), &b.view(), T::zero(), &mut out);
+    Ok(out)
+}
+
 /// The elements in row-major order: borrowed when the layout is standard.
 fn row_major<S: Data>(a: &ArrayBase<S>) -> Cow<'_, [S::Elem]> {
     match a.as_slice() {
@@ -309,18 +330,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert!(a.matmul(&a).is_err());
     /// ```
     pub fn matmul<S2: Data<Elem = T>>(&self, rhs: &ArrayBase<S2>) -> Result<Array<T>> {
-        if let ([m, k], [kb, n]) = (self.shape(), rhs.shape()) {
-            if k == kb {
-                let mut out = Array::zeros(&[*m, *n]);
-                if matmul_2d(T::one(), self, rhs, T::zero(), &mut out) {
-                    return Ok(out);
-                }
-            }
-        }
-        let s = matmul_shape("matmul", self.shape(), rhs.shape())?;
-        let mut out = Array::zeros(&s.out);
-        matmul_exec(&s, T::one(), &self.view(), &rhs.view(), T::zero(), &mut out);
-        Ok(out)
+        product_new("matmul", self, rhs)
     }
 
     /// `out = alpha · (self @ rhs) + beta · out` ([`matmul`](Self::matmul)'s
@@ -381,10 +391,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         if self.ndim() == 0 || rhs.ndim() == 0 {
             return self.mul(rhs);
         }
-        let s = matmul_shape("dot", self.shape(), rhs.shape())?;
-        let mut out = Array::zeros(&s.out);
-        matmul_exec(&s, T::one(), &self.view(), &rhs.view(), T::zero(), &mut out);
-        Ok(out)
+        product_new("dot", self, rhs)
     }
 
     /// NumPy's `np.inner`: the sum product over the last axes, of shape
