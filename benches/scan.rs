@@ -9,6 +9,7 @@
 //! scan (`read_ceiling`, the anchor), `find_nonzero` with each strategy,
 //! `count_byte(b'\n')` with each strategy, `LineIndex::build(every = 1000)` with
 //! each (`Auto`, the `ndsimd` tool's default, says which it picked), and the
+//! `ndsimd` tool itself (`ndsimd lines FILE`, `ndsimd scan FILE`, its defaults), the
 //! external tools when present: `dd if=FILE of=/dev/null bs=1M`, `wc -l FILE`,
 //! `rg -c ''` and `grep -c ''` (line counts), `rg -a -c NEEDLE!!` (the needle search
 //! as text); the tools' answers are checked too.
@@ -235,6 +236,27 @@ fn main() {
         );
         warm(&txt);
         push("text wc -l".into(), tool_says("wc", &["-l", ts], lines));
+        // The tool itself, as a person runs it (its default strategy, process start
+        // included, as for the other tools).
+        let ndsimd = env!("CARGO_BIN_EXE_ndsimd");
+        warm(&txt);
+        push(
+            "text ndsimd lines (the tool)".into(),
+            tool_says(ndsimd, &["lines", ts], lines),
+        );
+        warm(&hay);
+        push(
+            "hay  ndsimd scan (the tool)".into(),
+            timed(ndsimd, &["scan", hs]).map(|(e, out)| {
+                let said = String::from_utf8_lossy(&out.stdout);
+                assert_eq!(
+                    said,
+                    format!("found at offset {}\n", size - 8),
+                    "ndsimd scan"
+                );
+                e
+            }),
+        );
         for cmd in ["rg", "grep"] {
             warm(&txt);
             push(
