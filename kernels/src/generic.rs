@@ -318,11 +318,21 @@ pub(crate) unsafe fn max<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<V::
     })
 }
 
-/// [`scalar::argmax`] (`MAX`) or [`scalar::argmin`]: one pass for the extreme (or the
-/// first NaN), a second, stopping early, for its first index.
+/// Elements per chunk of [`argmax`]: 64 KiB of `f64`, which a core's L2 holds while
+/// the chunk is searched a second time.
+const ARG_CHUNK: usize = 8192;
+
+/// [`scalar::argmax`] (`MAX`) or [`scalar::argmin`], chunk by chunk of
+/// [`ARG_CHUNK`] elements in order: each chunk's extreme (or its first NaN, which is
+/// the answer), and only when it beats the best so far (strictly: an equal one later
+/// is not the first), a second pass over the chunk, still in cache, for its first
+/// index. The array is read from memory once, where a whole-array pass for the
+/// extreme and a second up to its first index read it up to twice. Measured (1024²
+/// f64 `argmax`, the Intel VM of stop 22, builds alternated): the maximum in the
+/// last element 563-568 -> 278-283 µs on one thread (NumPy 283), 147-172 -> 121-125
+/// on two; random data 284-289 -> 281-284 and 143-155 -> 121-135.
 #[inline(always)]
 pub(crate) unsafe fn argmax<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<usize> {
-    const B: usize = 4;
     if a.len() < U * V::N {
         return if MAX {
             scalar::argmax(a)
@@ -330,10 +340,37 @@ pub(crate) unsafe fn argmax<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<
             scalar::argmin(a)
         };
     }
-    let m = match extreme::<V, MAX>(a) {
-        Err(i) => return Some(i),
-        Ok(m) => m,
-    };
+    let mut best: Option<(V::T, usize)> = None;
+    let mut from = 0;
+    while from < a.len() {
+        // The last chunk takes the tail when it would be shorter than a block.
+        let to = if a.len() - from < ARG_CHUNK + U * V::N {
+            a.len()
+        } else {
+            from + ARG_CHUNK
+        };
+        let chunk = &a[from..to];
+        let m = match extreme::<V, MAX>(chunk) {
+            Err(i) => return Some(from + i),
+            Ok(m) => m,
+        };
+        let beats = match best {
+            None => true,
+            Some((b, _)) => (MAX && m > b) || (!MAX && m < b),
+        };
+        if beats {
+            best = Some((m, from + position::<V>(chunk, m)));
+        }
+        from = to;
+    }
+    best.map(|(_, i)| i)
+}
+
+/// The index of the first element of `a` equal to `m` (`a.len() >= 4 * V::N`), which
+/// is there: `m` is `a`'s extreme.
+#[inline(always)]
+unsafe fn position<V: FloatVec>(a: &[V::T], m: V::T) -> usize {
+    const B: usize = 4;
     let (n, p, block, mv) = (a.len(), a.as_ptr(), B * V::N, V::splat(m));
     let mut i = 0;
     while i < n {
@@ -343,18 +380,14 @@ pub(crate) unsafe fn argmax<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<
             hit = V::or(hit, V::eq(V::load(p.add(at + k * V::N)), mv));
         }
         if V::any(hit) {
-            let j = a[at..at + block].iter().position(|&x| x == m);
-            return j.map(|j| at + j);
+            if let Some(j) = a[at..at + block].iter().position(|&x| x == m) {
+                return at + j;
+            }
         }
         i += block;
     }
-    // Not reached: `m` is an element of `a` (every vector max returns one of its
-    // operands), so some block holds it.
-    if MAX {
-        scalar::argmax(a)
-    } else {
-        scalar::argmin(a)
-    }
+    // Not reached: every vector max or min returns one of its operands.
+    a.iter().position(|&x| x == m).unwrap_or(0)
 }
 
 /// A vector of bytes of one ISA (same rules as [`FloatVec`]).

@@ -21,10 +21,27 @@ use ndsimd_kernels::{available_tiers, Tier};
 const OFFSETS: usize = 8;
 const PAD: usize = OFFSETS + 8;
 
-/// `0..=3L+3`, then a few long lengths (one of them odd and prime).
+/// `0..=3L+3`, then a few long lengths (one of them odd and prime, one past three of
+/// `argmax`'s chunks of 8192).
 fn lengths<T: TestFloat>() -> Vec<usize> {
-    (0..=3 * T::LANES + 3).chain([1000, 4099]).collect()
+    (0..=3 * T::LANES + 3)
+        .chain([1000, 4099, 3 * 8192 + 77])
+        .collect()
 }
+
+/// Lengths around `argmax`'s chunks of 8192 elements: one chunk, a last chunk that
+/// takes a tail shorter than a block (of up to 128 elements), and several chunks.
+const CHUNKED: [usize; 9] = [
+    8191,
+    8192,
+    8192 + 31,
+    8192 + 64,
+    8192 + 127,
+    8192 + 128,
+    8192 + 129,
+    2 * 8192 + 1,
+    3 * 8192 + 77,
+];
 
 /// The contract's `max` (`greater`) or `min`: the first NaN's exact bits, else the
 /// extreme with `+0 > -0`; `None` if empty.
@@ -354,6 +371,7 @@ fn check_extremes<T: TestFloat>() {
     let l = T::LANES;
     let mut lens: Vec<usize> = (1..=common::MAX_LEN).collect();
     lens.extend([l - 1, l, l + 1, 2 * l + 3, 3 * l + 3, 1000]);
+    lens.extend(CHUNKED);
     for &len in &lens {
         let base = |rng: &mut XorShift| -> Vec<T> {
             let mut p = 0;
@@ -364,7 +382,12 @@ fn check_extremes<T: TestFloat>() {
         let positions: Vec<usize> = if len <= common::MAX_LEN {
             (0..len).collect()
         } else {
-            vec![0, 1, len / 2, len - 2, len - 1]
+            // And both sides of every chunk edge.
+            let edges = (1..len / 8192 + 1).flat_map(|c| [8192 * c - 1, 8192 * c]);
+            [0, 1, len / 2, len - 2, len - 1]
+                .into_iter()
+                .chain(edges.filter(|&p| p < len))
+                .collect()
         };
         for &p in &positions {
             let nan = nans[p % nans.len()];
