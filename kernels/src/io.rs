@@ -142,10 +142,7 @@ impl Mapping {
         if let Some(map) = &self.map {
             return map.advise_range(memmap2::Advice::PopulateRead, start, end - start);
         }
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "populating a mapping needs Linux",
-        ))
+        Err(needs_linux("populating a mapping"))
     }
 
     /// How many of the pages that hold `range` (byte offsets into the mapping) are
@@ -193,10 +190,7 @@ impl Mapping {
             let resident = vec.iter().filter(|&&b| b & 1 != 0).count();
             return Ok((resident, vec.len()));
         }
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "asking which pages are resident needs Linux",
-        ))
+        Err(needs_linux("asking which pages are resident"))
     }
 
     /// `range`'s ends, or an error when it is empty or not inside the mapping.
@@ -219,6 +213,11 @@ impl Drop for Mapping {
             sigbus::unregister(slot);
         }
     }
+}
+
+/// The error of a call that only Linux answers: `Unsupported`, saying what needs it.
+fn needs_linux(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::Unsupported, format!("{what} needs Linux"))
 }
 
 /// Asks the OS to drop the cached pages of `file` (`posix_fadvise` with
@@ -253,10 +252,7 @@ pub fn drop_cached(file: &File) -> io::Result<()> {
     #[cfg(not(target_os = "linux"))]
     {
         let _ = file;
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "dropping cached pages needs Linux",
-        ))
+        Err(needs_linux("dropping cached pages"))
     }
 }
 
@@ -282,10 +278,7 @@ pub fn exit_on_mapped_sigbus(message: &str, code: i32) -> io::Result<()> {
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (message, code);
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "a SIGBUS handler for mappings needs Linux",
-        ))
+        Err(needs_linux("a SIGBUS handler for mappings"))
     }
 }
 
