@@ -224,6 +224,41 @@ fn fence_stream(watchdog: &Watchdog) {
     }
 }
 
+/// `argmax` and `argmin` of every tier on slices of 4 KiB and more (which ask for
+/// the cache lines after them before their last position pass) that end at the
+/// guard page, and on ones after the leading guard: hints into the guard page must
+/// not fault, and the answers are the scalar tier's. The extreme first, last, and
+/// in the middle; lengths across the 8192-element chunks of `generic::argmax`.
+fn fence_arg_long<T: TestFloat + AnyBits>(watchdog: &Watchdog) {
+    let per_4k = 4096 / std::mem::size_of::<T>();
+    let lens = [per_4k, per_4k + 1, 8192 + 77, 3 * 8192 + 5];
+    let max_len = lens.iter().copied().max().unwrap_or(0);
+    let mut g = Fenced::new(max_len * std::mem::size_of::<T>());
+    let mut rng = XorShift(0x3c6e_f372_fe94_f82b);
+    let oracle = T::table_for(ndsimd_kernels::Tier::Scalar).unwrap();
+    for tier in available_tiers() {
+        let table = T::table_for(tier).unwrap();
+        for &len in &lens {
+            for at in PLACES {
+                for (where_, spot) in [("first", 0), ("middle", len / 2 + 3), ("last", len - 1)] {
+                    let case = format!("{tier} {} argmax len {len} {at:?} max {where_}", T::NAME);
+                    watchdog.case(&case);
+                    set_case(&case);
+                    let x = g.slice::<T>(at, len);
+                    for v in x.iter_mut() {
+                        *v = finite(&mut rng, -10, 10);
+                    }
+                    x[spot] = T::from_f64(1e6);
+                    x[(spot + len / 3) % len] = T::from_f64(-1e6);
+                    let x = &*x;
+                    assert_eq!((table.argmax)(x), (oracle.argmax)(x), "{case}");
+                    assert_eq!((table.argmin)(x), (oracle.argmin)(x), "{case}");
+                }
+            }
+        }
+    }
+}
+
 /// One test for everything: the fault handler reports a single current case.
 #[test]
 fn kernels_stay_inside_their_slices() {
@@ -242,4 +277,6 @@ fn kernels_stay_inside_their_slices() {
     fence::<f64>(&watchdog);
     fence_bytes(&watchdog);
     fence_stream(&watchdog);
+    fence_arg_long::<f32>(&watchdog);
+    fence_arg_long::<f64>(&watchdog);
 }
