@@ -435,6 +435,17 @@ pub trait ByteVec: Copy {
     unsafe fn sum(a: Self) -> usize;
     /// Whether every bit is zero.
     unsafe fn is_zero(a: Self) -> bool;
+    /// One step of [`count_byte`]: the byte counters `acc` with one added where
+    /// `x`'s byte equals `needle`'s, as `sub(acc, eq(x, needle))`. `minus_one` is
+    /// `splat(0xff)` that the compiler cannot see through (`count_byte` passes it
+    /// through `black_box` once per call), for a tier whose best form subtracts it
+    /// under a comparison mask: LLVM rewrites a masked subtract of a known `-1`
+    /// into a mask-to-vector move and a plain subtract, one more instruction.
+    #[inline(always)]
+    unsafe fn tally(acc: Self, x: Self, needle: Self, minus_one: Self) -> Self {
+        let _ = minus_one;
+        Self::sub(acc, Self::eq(x, needle))
+    }
 }
 
 /// Inputs of at least this many bytes have their head handled apart so the main
@@ -450,6 +461,7 @@ const ALIGN_FROM: usize = 512;
 pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
     const B: usize = 8;
     let (n, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
+    let minus_one = core::hint::black_box(V::splat(0xff));
     let step = B * V::N;
     // Count up to the first vector boundary one byte at a time, so that no load of
     // the loop straddles two cache lines (a second access each, in L1).
@@ -464,7 +476,7 @@ pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
         let mut rounds = 0;
         while rounds < 255 && i + step <= n {
             for (k, acc) in acc.iter_mut().enumerate() {
-                *acc = V::sub(*acc, V::eq(V::load(p.add(i + k * V::N)), nv));
+                *acc = V::tally(*acc, V::load(p.add(i + k * V::N)), nv, minus_one);
             }
             i += step;
             rounds += 1;

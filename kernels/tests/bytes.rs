@@ -54,7 +54,7 @@ fn count_byte_matches_a_naive_count() {
     let tables = tables();
     let mut rng = XorShift(0x3c6e_f372_fe94_f82b);
     let mut failures = Vec::new();
-    let mut buf = vec![0u8; 70_000];
+    let mut buf = vec![0u8; 140_010];
     for len in 0..=MAX_BYTES {
         for off in 0..8 {
             for b in buf[..len + 16].iter_mut() {
@@ -136,8 +136,10 @@ fn count_byte_matches_a_naive_count() {
             );
         }
     }
-    // Long hays: per-lane byte counters would wrap after 255 matches.
-    for (len, off) in [(65_537, 3), (69_999, 1)] {
+    // Long hays: per-lane byte counters would wrap after 255 matches (65,280
+    // bytes of needles through AVX2's 8 x 32-byte steps, 130,560 through
+    // AVX-512's 8 x 64).
+    for (len, off) in [(65_537, 3), (69_999, 1), (140_001, 5)] {
         let hay = &mut buf[off..off + len];
         hay.fill(b'\n');
         count(
@@ -160,6 +162,12 @@ fn count_byte_matches_a_naive_count() {
             );
         }
     }
+    // Longer than any L2 (a tier may take another loop for hays from memory).
+    let mut long = vec![0u8; 5 << 20];
+    for (i, b) in long.iter_mut().enumerate() {
+        *b = if i % 7 == 0 { b'\n' } else { rng.next() as u8 };
+    }
+    count(&tables, &long[1..], b'\n', "5 MiB", &mut failures);
     report(failures);
 }
 

@@ -7,20 +7,25 @@
 //! tier over 256-bit ones. The comparisons give `k` mask registers here instead of
 //! vectors of all-ones lanes, which is what [`crate::generic::FloatVec::M`] is for.
 //!
-//! `count_byte` and `nth_byte` are the AVX2 tier's own functions (detection admits
-//! this tier only with AVX2 present): over 64-byte vectors (compare into a mask, then
-//! VPMOVM2B or a masked subtract) `count_byte` ran at 0.57-0.6x their speed over 1
-//! MiB in L2 and 0.8x from memory (64 MiB), on the Intel AVX-512 VM of 2026-12-01
-//! (`ndsimd bench --quick --filter count_byte` under `NDSIMD_TIER=avx2` and
-//! `avx512`, twice each). On the Intel VM of stop 22 (family 6 model 167), against
-//! the same run's 512-bit read ceiling over 1 MiB (`ndsimd bench --filter
-//! count_byte_in`, two runs): AVX2 0.68-0.71, a masked add per vector (which LLVM
-//! turns into VPMOVM2B and a subtract) 0.38-0.42, a mask popcount per vector
-//! 0.30-0.37, and an xor, a minimum with 1 and an add (no masks) 0.37-0.41: every
-//! 512-bit byte operation ran at about 62 GB/s on one core there, where the AVX2
-//! loop runs at 110. `first_nonzero_word` is this tier's own (below): it only loads,
-//! ors and tests, and over 64-byte vectors it reached 0.93-0.97 of that ceiling at
-//! 1 MiB, against 0.77-0.79 for AVX2's (64 MiB: 1.44 against 1.31 on one thread,
+//! `nth_byte` is the AVX2 tier's own function (detection admits this tier only with
+//! AVX2 present). `count_byte` is this tier's own for hays up to L2's size and
+//! AVX2's beyond. Its 64-byte step is a compare into a mask and a subtract of -1
+//! under that mask, two instructions per 64 bytes (AVX2: two per 32), which LLVM
+//! only keeps when it cannot see the -1 (`ByteVec::tally`): with a known -1 it
+//! emits VPMOVM2B and a plain subtract, and that form, a mask popcount per vector,
+//! and an xor / minimum-with-1 / add ran at 0.57-0.6x AVX2's speed over 1 MiB in
+//! L2 on the Intel AVX-512 VM of 2026-12-01, and 0.30-0.42 of the 512-bit read
+//! ceiling against AVX2's 0.68-0.71 on the Intel VM of stop 22. The masked
+//! subtract, measured on the Intel VM of stop 23 (family 6 model 167, `ndsimd
+//! bench --filter count_byte`, builds alternated, three rounds): 1 MiB in cache
+//! 0.76-0.82 of the read ceiling on one thread (AVX2 0.68-0.69) and 0.77-0.79 on
+//! two (0.68-0.71), 1.12-1.18x; from memory (64 MiB) it ran 5-15% behind AVX2's
+//! loop on one thread (1.03-1.12 of the ceiling against 1.25-1.32) and behind it
+//! in `ndsimd lines --strategy mmap` on a cached 2 GiB log (11.6-11.9 against
+//! 12.7-13.3 GB/s, two threads), hence AVX2's loop for hays longer than L2 (the
+//! mapped scan hands it 8 MiB steps; `pread` buffers are 1 MiB).
+//! `first_nonzero_word` is this tier's own (below): it only loads, ors and tests,
+//! and over 64-byte vectors it reached 0.93-0.97 of the read ceiling at 1 MiB, against 0.77-0.79 for AVX2's (64 MiB: 1.44 against 1.31 on one thread,
 //! 1.69-1.79 against 1.50 on two).
 //!
 //! Since the reductions keep the canonical lane order of [`crate::scalar`] (lane `j`
@@ -34,7 +39,24 @@ autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs, sqrt);
 autovec_cmp!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; eq, ne, lt, le, gt, ge);
 autovec_fma!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma");
 handwritten_floats!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", Avx512, dot_fused: FmaVec);
-pub use super::avx2::{count_byte, nth_byte};
+pub use super::avx2::nth_byte;
+
+/// `scalar::count_byte` over 64-byte vectors (`generic::count_byte` over [`Bytes`]):
+/// a compare into a mask and a subtract of -1 under it, two instructions per 64
+/// bytes where AVX2 takes two per 32; a hay longer than L2, which comes from
+/// memory, gets AVX2's loop (see the module doc).
+pub fn count_byte(hay: &[u8], needle: u8) -> usize {
+    if hay.len() > crate::cache_info().l2 {
+        return super::avx2::count_byte(hay, needle);
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx2")]
+    unsafe fn with_feature(hay: &[u8], needle: u8) -> usize {
+        crate::generic::count_byte::<Bytes>(hay, needle)
+    }
+    // SAFETY: reachable only through this tier's table, handed out when the CPU has
+    // AVX-512 F and BW (and AVX2), the features `with_feature` enables.
+    unsafe { with_feature(hay, needle) }
+}
 
 /// `scalar::first_nonzero_word` over 64-byte vectors: or four, test the block, and
 /// look inside only the block that is not zero.
@@ -76,6 +98,48 @@ impl VecOf<Avx512> for f64 {
 }
 impl VecOf<Avx512> for f32 {
     type V = F32x16;
+}
+
+/// Sixty-four bytes.
+#[derive(Clone, Copy)]
+pub struct Bytes(__m512i);
+
+impl crate::generic::ByteVec for Bytes {
+    const N: usize = 64;
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        Bytes(_mm512_loadu_si512(p.cast()))
+    }
+    #[inline(always)]
+    unsafe fn splat(b: u8) -> Self {
+        Bytes(_mm512_set1_epi8(b as i8))
+    }
+    #[inline(always)]
+    unsafe fn eq(a: Self, b: Self) -> Self {
+        Bytes(_mm512_movm_epi8(_mm512_cmpeq_epi8_mask(a.0, b.0)))
+    }
+    #[inline(always)]
+    unsafe fn sub(a: Self, b: Self) -> Self {
+        Bytes(_mm512_sub_epi8(a.0, b.0))
+    }
+    #[inline(always)]
+    unsafe fn or(a: Self, b: Self) -> Self {
+        Bytes(_mm512_or_si512(a.0, b.0))
+    }
+    #[inline(always)]
+    unsafe fn sum(a: Self) -> usize {
+        // vpsadbw against zero: the sum of each 8 bytes in its 64-bit lane.
+        _mm512_reduce_add_epi64(_mm512_sad_epu8(a.0, _mm512_setzero_si512())) as usize
+    }
+    #[inline(always)]
+    unsafe fn is_zero(a: Self) -> bool {
+        _mm512_test_epi64_mask(a.0, a.0) == 0
+    }
+    #[inline(always)]
+    unsafe fn tally(acc: Self, x: Self, needle: Self, minus_one: Self) -> Self {
+        let hit = _mm512_cmpeq_epi8_mask(x.0, needle.0);
+        Bytes(_mm512_mask_sub_epi8(acc.0, hit, acc.0, minus_one.0))
+    }
 }
 
 /// Eight `f64` lanes.
