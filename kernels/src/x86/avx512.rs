@@ -34,8 +34,16 @@
 use crate::generic::VecOf;
 use core::arch::x86_64::*;
 
-autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; add, sub, mul, div, maximum, minimum);
-autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs, sqrt);
+autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; add, sub, mul, maximum, minimum);
+autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs);
+// Division and square root over 256-bit vectors: the AVX2 tier's. Both are bound by
+// the divide/square-root unit, where a 512-bit instruction here costs more than two
+// 256-bit ones: on the Intel VM of stop 23 (`NDSIMD_TIER=avx2|avx512`, one thread,
+// best of five, two alternations) the AVX2 loops ran 1.05-1.07x faster over 1Ki,
+// 16Ki and 256Ki for f64 and f32 alike (`sqrt_into` f64 16Ki 13.8 against 14.6-14.7
+// µs; `div_into` 9.2 against 9.9-10.1 µs), level at 256Ki division. The results are
+// the same bits (both correctly rounded).
+pub use super::avx2::{div, sqrt};
 autovec_cmp!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; eq, ne, lt, le, gt, ge);
 autovec_fma!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma");
 handwritten_floats!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", Avx512, dot_fused: FmaVec);
