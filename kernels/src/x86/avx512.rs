@@ -1,7 +1,8 @@
 //! AVX-512 tier (512-bit vectors: 16 f32 or 8 f64 lanes), F + DQ + BW + VL.
 //!
 //! Its elementwise kernels, comparisons and `fma` are the oracles compiled with the
-//! AVX-512 features. The float reductions, whose oracles LLVM vectorises poorly or
+//! AVX-512 features, except division and square root, which are the AVX2 tier's
+//! (below). The float reductions, whose oracles LLVM vectorises poorly or
 //! not at all (`sum`, `prod`, `dot`, `max`, `min`, `argmax`, `argmin`), are
 //! [`crate::generic`]'s algorithms over the 512-bit vectors below, as at the AVX2
 //! tier over 256-bit ones. The comparisons give `k` mask registers here instead of
