@@ -105,6 +105,19 @@ fn compare<T: TestFloat>(
     ))
 }
 
+/// Lengths on both sides of where a tier's kernel switches loops by length: the
+/// AVX-512 tier's `add`, `sub` and `mul` leave their 512-bit loops once the 2, 3 or 6
+/// runs a call reads and writes pass L1 (`x86/avx512.rs`, `by_length`).
+fn switch_lens<T>() -> Vec<usize> {
+    let l1 = ndsimd_kernels::cache_info().l1d;
+    let mut lens = Vec::new();
+    for streams in [2, 3, 6] {
+        let edge = l1 / (streams * std::mem::size_of::<T>());
+        lens.extend([edge, edge + 1, edge + 13]);
+    }
+    lens
+}
+
 fn check_tiers<T: TestFloat>() {
     let oracle = kernels(T::table_for(Tier::Scalar).expect("scalar tier always exists"));
     let tiers: Vec<_> = available_tiers()
@@ -120,7 +133,7 @@ fn check_tiers<T: TestFloat>() {
     let (mut pick, mut count) = (0usize, 0usize);
     let mut failures = Vec::new();
 
-    for len in 0..=MAX_LEN {
+    for len in (0..=MAX_LEN).chain(switch_lens::<T>()) {
         for [oa, ob, _, oo] in offset_sets() {
             let mut a = vec![T::canary(); len + PAD];
             let mut b = vec![T::canary(); len + PAD];

@@ -35,7 +35,61 @@
 use crate::generic::VecOf;
 use core::arch::x86_64::*;
 
-autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; add, sub, mul, maximum, minimum);
+autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; maximum, minimum);
+
+/// `add`, `sub` and `mul` over 512-bit vectors, for [`by_length`].
+mod wide {
+    autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; add, sub, mul);
+}
+
+/// Whether `streams` runs of `n` elements of `T` (what one call reads and writes)
+/// take more than L1.
+#[inline]
+fn past_l1<T>(n: usize, streams: usize) -> bool {
+    streams
+        .saturating_mul(n)
+        .saturating_mul(core::mem::size_of::<T>())
+        > crate::cache_info().l1d
+}
+
+/// Binary kernels that take [`wide`]'s 512-bit loops while a call's operands fit in
+/// L1 and the AVX2 tier's 256-bit loops past it. On the Intel VM of stop 23 (`add_into`
+/// f64, one thread, best of five, `NDSIMD_TIER=avx2|avx512` alternated twice) the
+/// 512-bit loop ran 1.2-1.45x faster up to 2Ki elements (48 KiB of traffic: 1Ki 72
+/// against 104 ns) and 1.1x slower from 4Ki to 32Ki (L2: 16Ki 3.61 against 3.25 µs),
+/// level from 64Ki; `neg`, `maximum` and the reductions showed no such turn.
+macro_rules! by_length {
+    ($($op:ident),+) => {$(
+        #[doc = concat!("`", stringify!($op), "` kernels of this tier: 512-bit in L1, AVX2's past it.")]
+        pub mod $op {
+            use super::past_l1;
+            use super::wide::$op as wide;
+            use crate::scalar::Arith;
+            use crate::x86::avx2::$op as narrow;
+            use core::mem::MaybeUninit;
+            by_length!(@pick vv(a: &[T], b: &[T], out: &mut [T]), out.len(), 3);
+            by_length!(@pick vs(a: &[T], s: T, out: &mut [T]), out.len(), 2);
+            by_length!(@pick sv(s: T, b: &[T], out: &mut [T]), out.len(), 2);
+            by_length!(@pick vv_uninit(a: &[T], b: &[T], out: &mut [MaybeUninit<T>]), out.len(), 3);
+            by_length!(@pick vs_uninit(a: &[T], s: T, out: &mut [MaybeUninit<T>]), out.len(), 2);
+            by_length!(@pick sv_uninit(s: T, b: &[T], out: &mut [MaybeUninit<T>]), out.len(), 2);
+            by_length!(@pick assign_vv(acc: &mut [T], b: &[T]), acc.len(), 3);
+            by_length!(@pick assign_vv4(acc: &mut [T], b: [&[T]; 4]), acc.len(), 6);
+            by_length!(@pick assign_vs(acc: &mut [T], s: T), acc.len(), 2);
+        }
+    )+};
+    (@pick $name:ident($($arg:ident: $ty:ty),*), $len:expr, $streams:expr) => {
+        #[doc = concat!("`", stringify!($name), "`: [`wide`]'s in L1, else [`narrow`]'s.")]
+        pub fn $name<T: Arith>($($arg: $ty),*) {
+            if past_l1::<T>($len, $streams) {
+                narrow::$name($($arg),*)
+            } else {
+                wide::$name($($arg),*)
+            }
+        }
+    };
+}
+by_length!(add, sub, mul);
 autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs);
 // Division and square root over 256-bit vectors: the AVX2 tier's. Both are bound by
 // the divide/square-root unit, where a 512-bit instruction here costs more than two
