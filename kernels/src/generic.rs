@@ -380,11 +380,11 @@ const AHEAD_LINES: usize = 32;
 /// outside any allocation). The position pass that ends [`argmax`] reads from
 /// cache and sends no request to memory, so a caller going row by row through a
 /// matrix (`argmax_axis(1)`) left the memory stream idle once per row: measured on
-/// the Intel VM of stop 22 (1024² f64, one thread, builds alternated, three
-/// rounds, `NDSIMD_NUM_THREADS=1 ./target/release/calls argmax` in
-/// `benches/peers`), `argmax_axis(1)` 316-330 µs against 302-305 for the whole
-/// array's `argmax` in the same runs, and with this 299-304 against 299-304 (16 and
-/// 64 lines: no better).
+/// the Intel VM of stop 23 (1024² f64, one thread, builds alternated, four rounds,
+/// `NDSIMD_NUM_THREADS=1 ./target/release/calls argmax` in `benches/peers`),
+/// `argmax_axis(1)` 316-330 µs against 302-314 for the whole array's `argmax` in
+/// the same runs, and with this 300-304 against 302-304 (16 and 64 lines: no
+/// better).
 #[inline(always)]
 fn ask_after<T>(a: &[T]) {
     let end = a.as_ptr_range().end.cast::<u8>();

@@ -26,7 +26,8 @@
 //! 12.7-13.3 GB/s, two threads), hence AVX2's loop for hays longer than L2 (the
 //! mapped scan hands it 8 MiB steps; `pread` buffers are 1 MiB).
 //! `first_nonzero_word` is this tier's own (below): it only loads, ors and tests,
-//! and over 64-byte vectors it reached 0.93-0.97 of the read ceiling at 1 MiB, against 0.77-0.79 for AVX2's (64 MiB: 1.44 against 1.31 on one thread,
+//! and over 64-byte vectors it reached 0.93-0.97 of the read ceiling at 1 MiB,
+//! against 0.77-0.79 for AVX2's (64 MiB: 1.44 against 1.31 on one thread,
 //! 1.69-1.79 against 1.50 on two).
 //!
 //! Since the reductions keep the canonical lane order of [`crate::scalar`] (lane `j`
@@ -37,7 +38,7 @@ use core::arch::x86_64::*;
 
 autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; maximum, minimum);
 
-/// `add`, `sub` and `mul` over 512-bit vectors, for [`by_length`].
+/// `add`, `sub` and `mul` over 512-bit vectors, for `by_length!`.
 mod wide {
     autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; add, sub, mul);
 }
@@ -52,7 +53,7 @@ fn past_l1<T>(n: usize, streams: usize) -> bool {
         > crate::cache_info().l1d
 }
 
-/// Binary kernels that take [`wide`]'s 512-bit loops while a call's operands fit in
+/// Binary kernels that take `wide`'s 512-bit loops while a call's operands fit in
 /// L1 and the AVX2 tier's 256-bit loops past it. On the Intel VM of stop 23 (`add_into`
 /// f64, one thread, best of five, `NDSIMD_TIER=avx2|avx512` alternated twice) the
 /// 512-bit loop ran 1.2-1.45x faster up to 2Ki elements (48 KiB of traffic: 1Ki 72
@@ -79,7 +80,7 @@ macro_rules! by_length {
         }
     )+};
     (@pick $name:ident($($arg:ident: $ty:ty),*), $len:expr, $streams:expr) => {
-        #[doc = concat!("`", stringify!($name), "`: [`wide`]'s in L1, else [`narrow`]'s.")]
+        #[doc = concat!("`", stringify!($name), "`: `wide`'s in L1, else `narrow`'s.")]
         pub fn $name<T: Arith>($($arg: $ty),*) {
             if past_l1::<T>($len, $streams) {
                 narrow::$name($($arg),*)
