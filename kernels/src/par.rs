@@ -8,6 +8,15 @@ use crate::{pool, BinaryOp, MapUninit, SvUninit, Uninit, VsUninit, VvUninit, Wri
 /// index hands out a disjoint sub-slice of it.
 struct SharedMut<U>(*mut U);
 
+// Copied into the job's closure (see `for_each_piece_mut`); a derive would ask
+// `U: Copy`.
+impl<U> Clone for SharedMut<U> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<U> Copy for SharedMut<U> {}
+
 // SAFETY: the pointer is only turned into disjoint `&mut [U]` pieces (one per chunk
 // index, each index used once), so sending it is as sending `&mut [U]` pieces,
 // which is sound for `U: Send`.
@@ -68,19 +77,17 @@ pub fn piece_start(len: usize, pieces: usize, align: usize, i: usize) -> usize {
 ///
 /// ```
 /// let mut v = vec![0u32; 1000];
-/// ndsimd_kernels::par::for_each_piece_mut(&mut v, 7, 8, &|start, piece| {
+/// ndsimd_kernels::par::for_each_piece_mut(&mut v, 7, 8, |start, piece| {
 ///     for (i, x) in piece.iter_mut().enumerate() {
 ///         *x = (start + i) as u32;
 ///     }
 /// });
 /// assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
 /// ```
-pub fn for_each_piece_mut<U: Send>(
-    out: &mut [U],
-    pieces: usize,
-    align: usize,
-    f: &(dyn Fn(usize, &mut [U]) + Sync),
-) {
+pub fn for_each_piece_mut<U: Send, F>(out: &mut [U], pieces: usize, align: usize, f: F)
+where
+    F: Fn(usize, &mut [U]) + Send + Sync + Copy,
+{
     let len = out.len();
     let pieces = pieces.clamp(1, len.max(1));
     let bound = move |i: usize| piece_start(len, pieces, align, i);
@@ -88,8 +95,12 @@ pub fn for_each_piece_mut<U: Send>(
         return f(0, out);
     }
     let base = SharedMut(out.as_mut_ptr());
-    let base = &base;
-    pool::run(pieces, &|i| {
+    // Everything the job needs is copied into its closure (`move`), which the pool
+    // copies to the helpers (`run_copy`): with `f` a `move` closure of values too,
+    // a helper finds all of it in its own slot instead of following references
+    // into the caller's stack, one freshly written line after another.
+    pool::run_copy(pieces, move |i| {
+        let base = base; // the whole `SharedMut` (`Sync`), not its pointer field
         let (start, end) = (bound(i), bound(i + 1));
         if start < end {
             // SAFETY: `[start, end)` lies inside `out` (bounds ascend from 0 to
@@ -125,7 +136,7 @@ pub fn collect_vv<T: Copy + Send + Sync>(
 ) -> Aligned<T> {
     assert!(a.len() == b.len(), "kernel length mismatch");
     let k = k.get();
-    collect(a.len(), pieces, align, &|r, out| {
+    collect(a.len(), pieces, align, move |r, out| {
         k(&a[r.clone()], &b[r], out)
     })
 }
@@ -144,7 +155,7 @@ pub fn collect_vs<T: Copy + Send + Sync>(
     align: usize,
 ) -> Aligned<T> {
     let k = k.get();
-    collect(a.len(), pieces, align, &|r, out| k(&a[r], s, out))
+    collect(a.len(), pieces, align, move |r, out| k(&a[r], s, out))
 }
 
 /// `sv` of `s` and `b` into a new buffer (see [`collect_vv`]).
@@ -161,7 +172,7 @@ pub fn collect_sv<T: Copy + Send + Sync>(
     align: usize,
 ) -> Aligned<T> {
     let k = k.get();
-    collect(b.len(), pieces, align, &|r, out| k(s, &b[r], out))
+    collect(b.len(), pieces, align, move |r, out| k(s, &b[r], out))
 }
 
 /// `map` of `a` into a new buffer (see [`collect_vv`]).
@@ -177,7 +188,7 @@ pub fn collect_map<T: Copy + Send + Sync>(
     align: usize,
 ) -> Aligned<T> {
     let k = k.get();
-    collect(a.len(), pieces, align, &|r, out| k(&a[r], out))
+    collect(a.len(), pieces, align, move |r, out| k(&a[r], out))
 }
 
 /// One input of a run of a binary operation: `len` elements, or one value repeated
@@ -230,7 +241,7 @@ pub fn collect_rows<'a, T: Copy + Send + Sync + 'a>(
         };
     }
     let (vv, vs, sv) = (op.vv_uninit.get(), op.vs_uninit.get(), op.sv_uninit.get());
-    collect(n, pieces, len, &|r, out| {
+    collect(n, pieces, len, move |r, out| {
         // Pieces start at multiples of `len` and `n` is one: whole rows.
         assert!(
             r.start % len == 0 && r.len() % len == 0,
@@ -267,19 +278,17 @@ pub fn collect_rows<'a, T: Copy + Send + Sync + 'a>(
 /// (on the pool when `pieces > 1`; pieces start at multiples of `align`). Private:
 /// every caller's `fill` writes its whole `out` with [`WritesAll`] kernels (or
 /// `MaybeUninit::write`) or panics, which is the promise `Aligned::from_fill` needs.
-fn collect<T: Copy + Send>(
-    n: usize,
-    pieces: usize,
-    align: usize,
-    fill: &(dyn Fn(core::ops::Range<usize>, &mut Uninit<T>) + Sync),
-) -> Aligned<T> {
+fn collect<T: Copy + Send, F>(n: usize, pieces: usize, align: usize, fill: F) -> Aligned<T>
+where
+    F: Fn(core::ops::Range<usize>, &mut Uninit<T>) + Send + Sync + Copy,
+{
     // SAFETY: the pieces of `for_each_piece_mut` cover `0..n` exactly once, each
     // given to `fill`, which (see above) writes every element of its slice or
     // panics; a panic in any piece reaches this thread after the others finish and
     // unwinds out of `from_fill`.
     unsafe {
         Aligned::from_fill(n, |payload| {
-            for_each_piece_mut(payload, pieces, align, &|start, piece| {
+            for_each_piece_mut(payload, pieces, align, move |start, piece| {
                 fill(start..start + piece.len(), piece)
             })
         })
@@ -391,7 +400,7 @@ mod tests {
             for pieces in [1usize, 2, 3, 8, 64] {
                 for align in [1usize, 8, 64] {
                     let mut v = vec![0u8; len];
-                    for_each_piece_mut(&mut v, pieces, align, &|start, p| {
+                    for_each_piece_mut(&mut v, pieces, align, |start, p| {
                         assert!(start % align == 0 || p.is_empty());
                         for x in p.iter_mut() {
                             *x += 1;

@@ -38,6 +38,18 @@
 //! is sound because the caller does not return (nor unwind) before every helper that
 //! took the job has left it.
 //!
+//! [`run_copy`] takes a `Copy` closure by value and writes its bytes (up to
+//! [`COPY_MAX`]) into each helper's slot, on the lines after the one the helper
+//! watches; the helper runs its chunks on that copy. A closure passed by reference
+//! is read where it lies, on the caller's stack, and whatever it captures by
+//! reference lies in another of the caller's frames, and so on: every one of those
+//! lines freshly written by the caller for this job, so each a fetch from the
+//! caller's core, and one after another, since each address is read from the line
+//! before. The elementwise drivers pass `move` closures of slices and kernel
+//! pointers down to the pool, so a helper finds everything in its slot: 16Ki
+//! `add_into` on two threads went from 1.32-1.39x to 1.48-1.60x one thread's speed
+//! on the Intel VM of `docs/perf.md` (stop 24).
+//!
 //! After a job a helper spins for a window ([`set_spin_micros`], default 200 µs) watching
 //! its slot, then parks; back-to-back jobs thus skip the wake-up. Its first sleep is
 //! short (100 µs), for the post that may land, unannounced, as it goes to sleep: the
@@ -162,7 +174,21 @@ impl Run {
 enum Body<'a> {
     Plain(&'a (dyn Fn(usize) + Sync)),
     Indexed(&'a (dyn Fn(usize, Option<usize>) + Sync)),
+    /// A helper's copy of a [`run_copy`] closure, in its slot's `payload`: `call`
+    /// is `call_copy::<F>` and `data` points at the copy.
+    Copied {
+        call: unsafe fn(*const u8, usize),
+        data: *const u8,
+        _life: std::marker::PhantomData<&'a ()>,
+    },
 }
+
+// SAFETY: `Plain` and `Indexed` hold `&(dyn Fn + Sync)`, which are `Send` and
+// `Sync`. `Copied` holds the copy of a `run_copy` closure, whose type is `Send +
+// Sync`, and its `call_copy`; calling it from another thread is what `Sync` allows.
+unsafe impl Send for Body<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Body<'_> {}
 
 impl Body<'_> {
     /// Runs chunk `i` as participant `me` (`None` on rayon's threads).
@@ -171,6 +197,10 @@ impl Body<'_> {
         match self {
             Body::Plain(f) => f(i),
             Body::Indexed(f) => f(i, me),
+            // SAFETY: a `Copied` body is made only in `run_body`, with `call` the
+            // `call_copy` of the very type whose bytes it copied to `data`, and it
+            // is called only while that copy stands (the helper holds the job).
+            Body::Copied { call, data, .. } => unsafe { call(data, i) },
         }
     }
 
@@ -185,6 +215,7 @@ impl Body<'_> {
 /// What a helper and the caller share about one helper: one cache line. The caller
 /// writes the job's fields here before it posts, so a helper that takes the job finds
 /// the closure, its run and whether to steal on the line it was watching.
+#[repr(C)]
 struct Slot {
     /// `IDLE`, `POSTED` (by the caller) or `TAKEN` (by the helper).
     state: AtomicU8,
@@ -203,7 +234,20 @@ struct Slot {
     /// The helper's own run of the current job.
     run: Run,
     unparker: Unparker,
+    /// The bytes of a [`run_copy`] closure, written by the caller before it posts,
+    /// under the same rule as `body`. It follows the line the helper watches, so
+    /// the adjacent-line prefetch of x86 cores tends to bring its first line
+    /// along, and the helper asks for the rest when it sees the post.
+    payload: UnsafeCell<Payload>,
 }
+
+/// Room for a closure of [`run_copy`]: [`COPY_MAX`] bytes on whole cache lines.
+#[repr(C, align(64))]
+struct Payload([std::mem::MaybeUninit<u8>; COPY_MAX]);
+
+/// The largest closure [`run_copy`] copies to the helpers; a larger one (or one
+/// aligned to more than a cache line) is run as [`run`] runs it.
+pub const COPY_MAX: usize = 128;
 
 // SAFETY: every field but `body` is `Sync`. `body` is written only by the caller that
 // holds `BUSY` (one writer), and only while the slot is `IDLE`, before its `Release`
@@ -471,7 +515,66 @@ pub fn run_indexed(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
     run_body(chunks, Body::Indexed(f));
 }
 
+/// [`run`], for a closure that is `Copy`: its bytes (when they fit in [`COPY_MAX`])
+/// travel to each helper in the slot the helper watches, so a helper reaches the
+/// captured values without fetching them from the caller's stack. A closure that
+/// captures references reaches the caller's stack through each of them, one line
+/// after another, every line freshly written by the caller and so fetched from its
+/// core (about 60 ns each on the machines measured); a `move` closure holding the
+/// values (slices, lengths, function pointers) saves those trips. Identical results
+/// to [`run`]; with the `rayon` feature, the same as [`run`] (rayon's threads share
+/// the caller's closure).
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// let hits: Vec<AtomicUsize> = (0..8).map(|_| AtomicUsize::new(0)).collect();
+/// let hits = &hits[..];
+/// ndsimd_kernels::pool::run_copy(8, move |i| {
+///     hits[i].fetch_add(1, Ordering::Relaxed);
+/// });
+/// assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+/// ```
+///
+/// # Panics
+///
+/// As [`run`].
+pub fn run_copy<F>(chunks: usize, f: F)
+where
+    F: Fn(usize) + Send + Sync + Copy,
+{
+    let fits = std::mem::size_of::<F>() <= COPY_MAX && std::mem::align_of::<F>() <= 64;
+    let copy = fits.then_some(Carry {
+        call: call_copy::<F>,
+        from: &f as *const F as *const u8,
+        size: std::mem::size_of::<F>(),
+    });
+    run_with(chunks, Body::Plain(&f), copy);
+}
+
+/// What [`run_copy`] copies to each helper's `payload`: `size` bytes from `from`,
+/// called through `call`.
+struct Carry {
+    call: unsafe fn(*const u8, usize),
+    from: *const u8,
+    size: usize,
+}
+
+/// Calls the `F` at `data` on chunk `i`.
+///
+/// # Safety
+///
+/// `data` points at a valid `F`, aligned, that stays valid during the call.
+unsafe fn call_copy<F: Fn(usize)>(data: *const u8, i: usize) {
+    // SAFETY: the caller's promise.
+    let f = unsafe { &*(data as *const F) };
+    f(i)
+}
+
 fn run_body(chunks: usize, body: Body<'_>) {
+    run_with(chunks, body, None);
+}
+
+fn run_with(chunks: usize, body: Body<'_>, copy: Option<Carry>) {
     let want = current_num_threads().min(chunks);
     // A run counter overshoots its end by at most one claim per participant and pass.
     if want <= 1 || chunks > usize::MAX / 2 {
@@ -521,9 +624,25 @@ fn run_body(chunks: usize, body: Body<'_>) {
         let s = slot(i);
         s.job.store(job_ptr, Ordering::Relaxed);
         s.steal.store(steal, Ordering::Relaxed);
+        let own = match &copy {
+            Some(c) => {
+                let data = s.payload.get() as *mut u8;
+                // SAFETY: `payload` has room for `c.size` ≤ COPY_MAX bytes, aligned to a
+                // line (≥ the closure's alignment, checked in `run_copy`), and no
+                // helper reads it now (the slot is IDLE; see below). The bytes are a
+                // `Copy` value's, so the copy is a valid value of its own.
+                unsafe { ptr::copy_nonoverlapping(c.from, data, c.size) };
+                Body::Copied {
+                    call: c.call,
+                    data,
+                    _life: std::marker::PhantomData,
+                }
+            }
+            None => erased,
+        };
         // SAFETY: the slot is `IDLE` (the last `Retire` saw to it) and we hold `BUSY`,
-        // so no helper reads `body` now (see `impl Sync for Slot`).
-        unsafe { *s.body.get() = Some(erased) };
+        // so no helper reads `body` or `payload` now (see `impl Sync for Slot`).
+        unsafe { *s.body.get() = Some(own) };
         s.state.store(POSTED, Ordering::Release);
         // A helper still in its spin window sees the post by itself; waking it would
         // cost a locked instruction here (waiting for these stores to reach its line)
@@ -592,6 +711,7 @@ fn spawn_helpers(n: usize) -> usize {
             body: UnsafeCell::new(None),
             run: Run::new(),
             unparker: parker.unparker().clone(),
+            payload: UnsafeCell::new(Payload([std::mem::MaybeUninit::uninit(); COPY_MAX])),
         })));
         let index = have;
         let spawned = thread::Builder::new()
@@ -614,6 +734,12 @@ fn helper_main(slot: &'static Slot, index: usize, parker: Parker) {
     IN_JOB.set(true);
     loop {
         wait_for_post(slot, &parker);
+        // A `run_copy` closure is in `payload`: ask for its lines now, alongside the
+        // claim below, rather than one by one as the closure reads them.
+        let payload = slot.payload.get() as *const u8;
+        for line in 0..COPY_MAX / 64 {
+            crate::mem::prefetch::<true>(payload.wrapping_add(64 * line));
+        }
         if slot
             .state
             .compare_exchange(POSTED, TAKEN, Ordering::Acquire, Ordering::Relaxed)

@@ -16,8 +16,8 @@ use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
 
 use ndsimd_kernels::pool::{
-    current_num_threads, num_threads, parked_helpers, run, run_indexed, set_num_threads,
-    set_spin_micros, spawned_helpers, spin_micros, with_threads,
+    current_num_threads, num_threads, parked_helpers, run, run_copy, run_indexed, set_num_threads,
+    set_spin_micros, spawned_helpers, spin_micros, with_threads, COPY_MAX,
 };
 
 static LOCK: Mutex<()> = Mutex::new(());
@@ -221,6 +221,124 @@ fn stress_from_several_user_threads() {
     });
     assert_eq!(jobs.into_inner(), 10_000);
     assert_eq!(failures.into_inner(), 0);
+}
+
+/// `WORDS` values a `run_copy` closure carries by value.
+#[derive(Clone, Copy)]
+struct Cargo<const WORDS: usize>([u64; WORDS]);
+
+/// One `run_copy` job of `chunks` chunks whose closure carries `cargo` by value:
+/// each chunk records what it saw of the cargo (a sum of its words) and, when
+/// `meet` participants are asked for, first waits until that many chunks have
+/// started, so that the helpers run chunks from their copies. Returns whether
+/// every chunk ran once and saw this job's cargo, and the closure's size.
+fn copy_job<const WORDS: usize>(cargo: Cargo<WORDS>, chunks: usize, meet: usize) -> (bool, usize) {
+    let seen: Vec<AtomicU64> = (0..chunks).map(|_| AtomicU64::new(0)).collect();
+    let runs: Vec<AtomicU32> = (0..chunks).map(|_| AtomicU32::new(0)).collect();
+    let started = AtomicUsize::new(0);
+    let (seen, runs, started) = (&seen[..], &runs[..], &started);
+    let job = move |i: usize| {
+        if started.fetch_add(1, Ordering::SeqCst) < meet {
+            let t0 = Instant::now();
+            while started.load(Ordering::SeqCst) < meet {
+                assert!(t0.elapsed() < PATIENCE, "participants did not meet");
+                thread::yield_now();
+            }
+        }
+        let sum = cargo.0.iter().fold(0u64, |s, &w| s.wrapping_add(w));
+        seen[i].store(sum ^ i as u64, Ordering::Relaxed);
+        runs[i].fetch_add(1, Ordering::Relaxed);
+    };
+    run_copy(chunks, job);
+    let want = cargo.0.iter().fold(0u64, |s, &w| s.wrapping_add(w));
+    let ok = (0..chunks).all(|i| {
+        runs[i].load(Ordering::Relaxed) == 1 && seen[i].load(Ordering::Relaxed) == want ^ i as u64
+    });
+    (ok, std::mem::size_of_val(&job))
+}
+
+/// How many participants a test job may wait for: `n` on the own pool; none with
+/// the `rayon` feature, whose pool has its own size (and whose threads share the
+/// caller's closure, as `run`'s do there).
+fn meet(n: usize) -> usize {
+    if cfg!(feature = "rayon") {
+        0
+    } else {
+        n
+    }
+}
+
+/// A `Cargo` of fresh words from `rng`.
+fn cargo<const WORDS: usize>(rng: &mut Rng) -> Cargo<WORDS> {
+    Cargo(std::array::from_fn(|_| rng.next()))
+}
+
+/// The words that make `copy_job`'s closure exactly `COPY_MAX` bytes on 64-bit
+/// targets (beside the words: two slices, a reference and a count).
+const FULL: usize = (COPY_MAX - 48) / 8;
+
+#[test]
+fn run_copy_carries_each_jobs_values() {
+    let _g = setup();
+    let mut rng = Rng(0xC0FF_EE00_D15E_A5E5);
+    for threads in [2, 3, 4] {
+        set_num_threads(threads);
+        for round in 0..300 {
+            let chunks = 1 + (round % 9);
+            let meet = meet(threads.min(chunks));
+            // Copied to the helpers (the closure of 10 words fills the payload on
+            // 64-bit targets), and too big for the payload (run as `run` runs it).
+            let small = copy_job(cargo::<1>(&mut rng), chunks, meet);
+            let full = copy_job(cargo::<FULL>(&mut rng), chunks, meet);
+            let over = copy_job(cargo::<{ FULL + 1 }>(&mut rng), chunks, meet);
+            assert!(
+                small.0 && full.0 && over.0,
+                "round {round}: {small:?} {full:?} {over:?}"
+            );
+            if cfg!(target_pointer_width = "64") {
+                assert_eq!((full.1, over.1), (COPY_MAX, COPY_MAX + 8));
+            }
+            // Back to back, no waiting: helpers late or early, copies or not.
+            assert!(
+                copy_job(cargo::<FULL>(&mut rng), 64, 0).0,
+                "64 chunks, round {round}"
+            );
+        }
+    }
+    // Aligned to more than a cache line: run by reference.
+    #[derive(Clone, Copy)]
+    #[repr(align(128))]
+    struct Wide(u64);
+    let wide = Wide(rng.next());
+    let hits: Vec<AtomicU64> = (0..16).map(|_| AtomicU64::new(0)).collect();
+    let hits = &hits[..];
+    run_copy(16, move |i| {
+        hits[i].fetch_add(wide.0, Ordering::Relaxed);
+    });
+    assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == wide.0));
+}
+
+#[test]
+fn run_copy_panics_reach_the_caller() {
+    let _g = setup();
+    set_num_threads(2);
+    for round in 0..50usize {
+        let counts: Vec<AtomicU32> = (0..20).map(|_| AtomicU32::new(0)).collect();
+        let counts = &counts[..];
+        let bad = round % 20;
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            run_copy(20, move |i| {
+                counts[i].fetch_add(1, Ordering::Relaxed);
+                if i == bad {
+                    panic_any(Boom(i));
+                }
+            })
+        }));
+        assert_eq!(r.unwrap_err().downcast_ref::<Boom>(), Some(&Boom(bad)));
+        assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+        let mut rng = Rng(round as u64 + 1);
+        assert!(copy_job(cargo::<FULL>(&mut rng), 2, meet(2)).0);
+    }
 }
 
 /// Runs `chunks` chunks with `run_indexed` and returns, per chunk, the participant

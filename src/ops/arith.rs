@@ -186,7 +186,10 @@ const ALIGN_HEAD_MIN: usize = 256;
 /// one allocator for all) every load and store of the kernel's loop is aligned.
 /// Elementwise results do not depend on where a call starts.
 #[inline]
-pub(crate) fn split<U: Send>(out: &mut [U], f: &(dyn Fn(std::ops::Range<usize>, &mut [U]) + Sync)) {
+pub(crate) fn split<U: Send, F>(out: &mut [U], f: F)
+where
+    F: Fn(std::ops::Range<usize>, &mut [U]) + Send + Sync + Copy,
+{
     let n = out.len();
     let head = if n >= ALIGN_HEAD_MIN {
         ndsimd_kernels::mem::lead(out.as_ptr()).min(n)
@@ -201,7 +204,10 @@ pub(crate) fn split<U: Send>(out: &mut [U], f: &(dyn Fn(std::ops::Range<usize>, 
     if pieces <= 1 {
         return f(head..n, rest);
     }
-    par::for_each_piece_mut(rest, pieces, 8, &|start, piece| {
+    // `move` (and `f` by value): a helper finds `f`'s values in its own slot
+    // (see `par::for_each_piece_mut`); the callers on hot paths pass `move`
+    // closures of values.
+    par::for_each_piece_mut(rest, pieces, 8, move |start, piece| {
         f(head + start..head + start + piece.len(), piece)
     });
 }
@@ -218,15 +224,15 @@ const STREAM_BLOCK: usize = 1024;
 ///
 /// [`stream_copy`]: ndsimd_kernels::stream::stream_copy
 /// [`stream_min`]: ndsimd_kernels::stream::stream_min
-pub(crate) fn split_stream<T: Element>(
-    out: &mut [T],
-    f: &(dyn Fn(std::ops::Range<usize>, &mut [T]) + Sync),
-) {
+pub(crate) fn split_stream<T: Element, F>(out: &mut [T], f: F)
+where
+    F: Fn(std::ops::Range<usize>, &mut [T]) + Send + Sync + Copy,
+{
     use ndsimd_kernels::stream::{stream_copy, stream_fence, stream_min};
     if std::mem::size_of_val(out) < stream_min() {
         return split(out, f);
     }
-    split(out, &|r, piece| {
+    split(out, move |r: std::ops::Range<usize>, piece: &mut [T]| {
         let mut stage = [T::zero(); STREAM_BLOCK];
         for (k, block) in piece.chunks_mut(STREAM_BLOCK).enumerate() {
             let at = r.start + k * STREAM_BLOCK;
@@ -262,13 +268,17 @@ fn fast_binary<T: Element, S: Data<Elem = T>>(
         Operand::Array(v) if same_shape(v.shape(), a.shape()) => {
             match (v.as_slice(), out.as_slice_mut()) {
                 (Some(y), Some(o)) => {
-                    split_stream(o, &|r, piece| (op.vv)(&x[r.clone()], &y[r], piece))
+                    let vv = op.vv;
+                    split_stream(o, move |r, piece| vv(&x[r.clone()], &y[r], piece))
                 }
                 _ => return false,
             }
         }
         Operand::Scalar(s) => match out.as_slice_mut() {
-            Some(o) => split_stream(o, &|r, piece| (op.vs)(&x[r], *s, piece)),
+            Some(o) => {
+                let (vs, s) = (op.vs, *s);
+                split_stream(o, move |r, piece| vs(&x[r], s, piece))
+            }
             None => return false,
         },
         _ => return false,
@@ -360,13 +370,13 @@ fn binary_exec<T: Element>(
     b: &Operand<'_, T>,
     out: &mut ArrayBase<impl DataMut<Elem = T>>,
 ) {
-    zip_exec(|x, y, o| call_binary(op, x, y, o), a, b, out)
+    zip_exec(move |x, y, o| call_binary(op, x, y, o), a, b, out)
 }
 
 /// The engine of every two-input elementwise operation: `call` receives each run
 /// of the two inputs (as slices or constants) and the matching output slice.
 pub(crate) fn zip_exec<T: DType, U: DType>(
-    call: impl Fn(Src<'_, T>, Src<'_, T>, &mut [U]) + Sync,
+    call: impl Fn(Src<'_, T>, Src<'_, T>, &mut [U]) + Send + Sync + Copy,
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
     out: &mut ArrayBase<impl DataMut<Elem = U>>,
@@ -381,7 +391,9 @@ pub(crate) fn zip_exec<T: DType, U: DType>(
         let n = out.len();
         if let (Some(sa), Some(sb), Some(o)) = (whole(a), whole(b), out.as_slice_mut()) {
             debug_assert_eq!(o.len(), n);
-            split(o, &|r, piece| call(part(sa, r.clone()), part(sb, r), piece));
+            split(o, move |r, piece| {
+                call(part(sa, r.clone()), part(sb, r), piece)
+            });
             return;
         }
     }
@@ -413,7 +425,7 @@ pub(crate) fn zip_exec<T: DType, U: DType>(
         let pieces = par::pieces(total, PAR_MIN_ELEMS);
         let o = &mut od[out_off..out_off + total];
         let (plan, pa, pb, call) = (&plan, &pa, &pb, &call);
-        par::for_each_piece_mut(o, pieces, len, &|start, piece| {
+        par::for_each_piece_mut(o, pieces, len, |start, piece| {
             let (r0, r1) = (start / len, (start + piece.len()) / len);
             plan.for_each_run_in(r0, r1, |[oo, oa, ob]| {
                 let at = oo - out_off - start;
@@ -459,10 +471,14 @@ fn assign_exec<T: Element>(
     // on the pool as the `_into` forms are.
     if let Some(target) = acc.as_slice_mut() {
         match b {
-            Operand::Scalar(s) => return split(target, &|_, piece| (op.assign_vs)(piece, *s)),
+            Operand::Scalar(s) => {
+                let (assign_vs, s) = (op.assign_vs, *s);
+                return split(target, move |_, piece| assign_vs(piece, s));
+            }
             Operand::Array(v) if same_shape(v.shape(), &shape) => {
                 if let Some(y) = v.as_slice() {
-                    return split(target, &|r, piece| (op.assign_vv)(piece, &y[r]));
+                    let assign_vv = op.assign_vv;
+                    return split(target, move |r, piece| assign_vv(piece, &y[r]));
                 }
             }
             Operand::Array(_) => {}
@@ -516,7 +532,8 @@ fn unary_exec<T: Element>(
 ) {
     if a.is_standard_layout() && out.is_standard_layout() {
         if let (Some(x), Some(o)) = (a.as_slice(), out.as_slice_mut()) {
-            split_stream(o, &|r, piece| (op.map)(&x[r], piece));
+            let map = op.map;
+            split_stream(o, move |r, piece| map(&x[r], piece));
             return;
         }
     }
@@ -746,7 +763,8 @@ macro_rules! unary_methods {
             pub fn $assign(&mut self) {
                 let op = &table::<T>().$name;
                 if let Some(s) = self.as_slice_mut() {
-                    return split(s, &|_, piece| (op.assign)(piece));
+                    let assign = op.assign;
+                    return split(s, move |_, piece| assign(piece));
                 }
                 let src = self.to_owned();
                 unary_exec(op, &src.view(), self);

@@ -50,7 +50,7 @@ macro_rules! comparisons {
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
                 let mut out = Array::<bool>::from_elem(&shape, false);
                 let t = <T as KernelElement>::table();
-                zip_exec(|a, b, o| call_cmp(&t.$field, &t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, &mut out);
+                zip_exec(move |a, b, o| call_cmp(&t.$field, &t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, &mut out);
                 Ok(out)
             }
 
@@ -71,7 +71,7 @@ macro_rules! comparisons {
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
                 check_out(&shape, out.shape())?;
                 let t = <T as KernelElement>::table();
-                zip_exec(|a, b, o| call_cmp(&t.$field, &t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, out);
+                zip_exec(move |a, b, o| call_cmp(&t.$field, &t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, out);
                 Ok(())
             }
             )*

@@ -77,7 +77,7 @@ fn fma_exec<T: Element>(
     let whole = (whole(a, &shape), whole(b, &shape), whole(c, &shape));
     if let ((Some(x), Some(y), Some(z)), Some(o)) = (whole, out.as_slice_mut()) {
         if let (Src::Slice(x), Src::Slice(y), Src::Slice(z)) = (x, y, z) {
-            return split_stream(o, &|r, piece| {
+            return split_stream(o, move |r, piece| {
                 kernel(&x[r.clone()], &y[r.clone()], &z[r], piece)
             });
         }
@@ -86,15 +86,16 @@ fn fma_exec<T: Element>(
             Src::Slice(_) => [T::zero(); BLOCK],
         };
         let (fx, fy, fz) = (fill(&x), fill(&y), fill(&z));
-        return split_stream(o, &|r, piece| {
+        let (fx, fy, fz) = (&fx, &fy, &fz);
+        return split_stream(o, move |r, piece| {
             let mut done = 0;
             while done < piece.len() {
                 let n = BLOCK.min(piece.len() - done);
                 let at = r.start + done..r.start + done + n;
                 kernel(
-                    chunk(&x, at.clone(), &fx),
-                    chunk(&y, at.clone(), &fy),
-                    chunk(&z, at, &fz),
+                    chunk(&x, at.clone(), fx),
+                    chunk(&y, at.clone(), fy),
+                    chunk(&z, at, fz),
                     &mut piece[done..done + n],
                 );
                 done += n;

@@ -201,7 +201,7 @@ fn matmul_exec<T: Element>(
         let per = s.m * s.n;
         if let Some(cd) = out.as_slice_mut() {
             let pieces = batches.min(threads * 4);
-            par::for_each_piece_mut(cd, pieces, per, &|start, piece| {
+            par::for_each_piece_mut(cd, pieces, per, |start, piece| {
                 for (j, q) in (start / per..(start + piece.len()) / per).enumerate() {
                     let (am, bm) = operands(batch_offsets(q, &s.batch, [&la, &lb]));
                     let rs = if s.a_vec { 0 } else { s.n as isize };

@@ -35,23 +35,25 @@ fn serial<T>(x: &[T]) -> bool {
 /// 64 elements so each lies on whole cache lines of an aligned slice.
 fn partials<T: Element, R: Copy + Default + Send>(
     x: &[T],
-    f: &(dyn Fn(&[T]) -> R + Sync),
+    f: impl Fn(&[T]) -> R + Send + Sync + Copy,
     parts: &mut [R; MAX_PIECES],
 ) -> Option<usize> {
-    ranges(x.len(), &|r| f(&x[r]), parts)
+    ranges(x.len(), move |r| f(&x[r]), parts)
 }
 
 /// [`partials`] over index ranges of `0..n` (for reductions of several slices).
+/// `f` goes to the pool by value (see `par::for_each_piece_mut`): the callers pass
+/// `move` closures of kernels and slices.
 fn ranges<R: Copy + Default + Send>(
     n: usize,
-    f: &(dyn Fn(std::ops::Range<usize>) -> R + Sync),
+    f: impl Fn(std::ops::Range<usize>) -> R + Send + Sync + Copy,
     parts: &mut [R; MAX_PIECES],
 ) -> Option<usize> {
     let p = par::pieces(n, PAR_MIN_REDUCE).min(MAX_PIECES);
     if p <= 1 {
         return None;
     }
-    par::for_each_piece_mut(&mut parts[..p], p, 1, &|i, slot| {
+    par::for_each_piece_mut(&mut parts[..p], p, 1, move |i, slot: &mut [R]| {
         slot[0] = f(par::piece_start(n, p, 64, i)..par::piece_start(n, p, 64, i + 1));
     });
     Some(p)
@@ -66,7 +68,7 @@ pub(crate) fn dot<T: Element>(x: &[T], y: &[T]) -> T {
         return k(x, y);
     }
     let mut parts = [T::zero(); MAX_PIECES];
-    match ranges(x.len(), &|r| k(&x[r.clone()], &y[r]), &mut parts) {
+    match ranges(x.len(), move |r| k(&x[r.clone()], &y[r]), &mut parts) {
         None => k(x, y),
         Some(p) => parts[..p].iter().fold(-T::zero(), |a, &b| a + b),
     }
@@ -81,7 +83,7 @@ fn extreme<T: Element>(x: &[T], k: fn(&[T]) -> Option<T>) -> Option<T> {
         return k(x);
     }
     let mut parts = [None; MAX_PIECES];
-    match partials(x, &|p| k(p), &mut parts) {
+    match partials(x, k, &mut parts) {
         None => k(x),
         Some(p) => {
             let vals: [T; MAX_PIECES] = std::array::from_fn(|i| parts[i].unwrap_or(T::zero()));
@@ -101,7 +103,7 @@ fn arg_extreme<T: Element>(
         return k(x);
     }
     let mut parts = [None; MAX_PIECES];
-    let Some(p) = partials(x, &|piece| k(piece), &mut parts) else {
+    let Some(p) = partials(x, k, &mut parts) else {
         return k(x);
     };
     let n = x.len();
@@ -153,7 +155,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
             return k(&x) + T::zero();
         }
         let mut parts = [T::zero(); MAX_PIECES];
-        let total = match partials(&x, &|p| k(p), &mut parts) {
+        let total = match partials(&x, k, &mut parts) {
             None => k(&x),
             // Piece sums added in piece order: a different grouping than one
             // thread's, within the same error bound (documented above).

@@ -661,7 +661,7 @@ fn parallel(opts: &Options, threads: usize) {
                         black_box(&mut *scratch),
                         pieces,
                         8,
-                        &|start, piece| {
+                        |start, piece| {
                             let e = start + piece.len();
                             (c.read2_write1_f64)(&sa[start..e], &sb[start..e], piece)
                         },
@@ -690,7 +690,7 @@ fn parallel(opts: &Options, threads: usize) {
                         &mut parts[..pieces],
                         pieces,
                         1,
-                        &|i, slot| {
+                        |i, slot| {
                             let p0 = ndsimd::kernels::par::piece_start(n, pieces, 64, i);
                             let p1 = ndsimd::kernels::par::piece_start(n, pieces, 64, i + 1);
                             slot[0] = (c.read_f64)(&sa[p0..p1]);
@@ -724,7 +724,7 @@ fn parallel(opts: &Options, threads: usize) {
             let half = n / 2;
             let split = || {
                 let mut parts = [0.0f64; 2];
-                ndsimd::kernels::par::for_each_piece_mut(&mut parts, 2, 1, &|i, slot| {
+                ndsimd::kernels::par::for_each_piece_mut(&mut parts, 2, 1, |i, slot| {
                     slot[0] = k(&sa[i * half..(i + 1) * half]);
                 });
                 parts[0] + parts[1]
@@ -864,7 +864,7 @@ fn axes(r: &mut Runner, threads: usize) {
                     black_box(&mut *scratch),
                     pieces,
                     8,
-                    &|start, piece| (c.read1_write1_f64)(&sm[start..start + piece.len()], piece),
+                    |start, piece| (c.read1_write1_f64)(&sm[start..start + piece.len()], piece),
                 )
             },
         );
