@@ -197,7 +197,7 @@ impl Body<'_> {
         match self {
             Body::Plain(f) => f(i),
             Body::Indexed(f) => f(i, me),
-            // SAFETY: a `Copied` body is made only in `run_body`, with `call` the
+            // SAFETY: a `Copied` body is made only in `run_with`, with `call` the
             // `call_copy` of the very type whose bytes it copied to `data`, and it
             // is called only while that copy stands (the helper holds the job).
             Body::Copied { call, data, .. } => unsafe { call(data, i) },
@@ -212,9 +212,10 @@ impl Body<'_> {
     }
 }
 
-/// What a helper and the caller share about one helper: one cache line. The caller
-/// writes the job's fields here before it posts, so a helper that takes the job finds
-/// the closure, its run and whether to steal on the line it was watching.
+/// What a helper and the caller share about one helper: a cache line of state and
+/// two of `payload`. The caller writes the job's fields here before it posts, so a
+/// helper that takes the job finds the closure, its run and whether to steal on the
+/// line it was watching (and a `run_copy` closure itself on the two after it).
 #[repr(C)]
 struct Slot {
     /// `IDLE`, `POSTED` (by the caller) or `TAKEN` (by the helper).
@@ -249,12 +250,14 @@ struct Payload([std::mem::MaybeUninit<u8>; COPY_MAX]);
 /// aligned to more than a cache line) is run as [`run`] runs it.
 pub const COPY_MAX: usize = 128;
 
-// SAFETY: every field but `body` is `Sync`. `body` is written only by the caller that
-// holds `BUSY` (one writer), and only while the slot is `IDLE`, before its `Release`
-// store of `POSTED`; the helper reads it only after its `Acquire` compare-exchange
-// `POSTED` → `TAKEN` succeeded and before its `Release` store of `IDLE`, which the
-// caller waits for (`Retire`) before it returns, let alone posts again. So a read
-// never overlaps a write and always sees the write of its own job.
+// SAFETY: every field but `body` and `payload` is `Sync`. Those two are written only
+// by the caller that holds `BUSY` (one writer), and only while the slot is `IDLE`,
+// before its `Release` store of `POSTED`; the helper reads them only after its
+// `Acquire` compare-exchange `POSTED` → `TAKEN` succeeded and before its `Release`
+// store of `IDLE`, which the caller waits for (`Retire`) before it returns, let
+// alone posts again. So a read never overlaps a write and always sees the write of
+// its own job. (The helper's prefetch of `payload` before it takes the job reads
+// nothing: a hint.)
 unsafe impl Sync for Slot {}
 
 /// A job: lives on the caller's stack for the duration of [`run`].
@@ -803,5 +806,20 @@ fn wait_for_post(slot: &Slot, parker: &Parker) {
         if slot.state.load(Ordering::Acquire) == POSTED {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The helper's state, its run and the job's fields fill one line, and a
+    /// `run_copy` closure starts on the next (the doc of `Slot` says so).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn the_slot_is_a_line_of_state_then_the_payload() {
+        assert_eq!(std::mem::offset_of!(Slot, payload), 64);
+        assert_eq!(std::mem::size_of::<Slot>(), 64 + COPY_MAX);
+        assert_eq!(std::mem::align_of::<CachePadded<Slot>>() % 64, 0);
     }
 }
