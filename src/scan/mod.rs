@@ -234,7 +234,8 @@ fn count_par(bytes: &[u8], byte: u8, map: Option<&Mapping>, progress: Option<Pro
     } else {
         bytes.len().max(1)
     };
-    let one = |r: Range<usize>| -> u64 {
+    // `move` closures of values, carried to the helpers by `pool::run_copy`.
+    let one = move |r: Range<usize>| -> u64 {
         let mut ahead = Ahead::new(map);
         let mut n = 0;
         for at in (r.start..r.end).step_by(step) {
@@ -254,8 +255,9 @@ fn count_par(bytes: &[u8], byte: u8, map: Option<&Mapping>, progress: Option<Pro
     }
     let pieces = par::pieces(bytes.len(), PIECE_MIN);
     let total = AtomicU64::new(0);
-    pool::run(pieces, &|i| {
-        total.fetch_add(one(piece(bytes.len(), pieces, i)), Ordering::Relaxed);
+    let sum = &total;
+    pool::run_copy(pieces, move |i| {
+        sum.fetch_add(one(piece(bytes.len(), pieces, i)), Ordering::Relaxed);
     });
     total.into_inner()
 }
@@ -480,10 +482,12 @@ fn first_nonzero_byte_par(
     }
     // The smallest needle position found so far; pieces past it are not read.
     let best = AtomicU64::new(u64::MAX);
-    let scan = |range: Range<usize>| {
+    let least = &best;
+    // A `move` closure of values, carried to the helpers by `pool::run_copy`.
+    let scan = move |range: Range<usize>| {
         let mut ahead = Ahead::new(map);
         let mut at = range.start;
-        while at < range.end && (at as u64) < best.load(Ordering::Relaxed) {
+        while at < range.end && (at as u64) < least.load(Ordering::Relaxed) {
             let end = (at + FIND_STEP).min(range.end);
             if !ahead.before(at..end, range.end) {
                 return;
@@ -493,7 +497,7 @@ fn first_nonzero_byte_par(
                 p.add((end - at) as u64);
             }
             if let Some(p) = found {
-                best.fetch_min((at + p) as u64, Ordering::Relaxed);
+                least.fetch_min((at + p) as u64, Ordering::Relaxed);
                 return;
             }
             at = end;
@@ -503,7 +507,7 @@ fn first_nonzero_byte_par(
         scan(0..bytes.len());
     } else {
         let pieces = par::pieces(bytes.len(), PIECE_MIN);
-        pool::run(pieces, &|i| scan(piece(bytes.len(), pieces, i)));
+        pool::run_copy(pieces, move |i| scan(piece(bytes.len(), pieces, i)));
     }
     match best.into_inner() {
         u64::MAX => None,
