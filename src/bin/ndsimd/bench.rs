@@ -724,7 +724,8 @@ fn parallel(opts: &Options, threads: usize) {
             let half = n / 2;
             let split = || {
                 let mut parts = [0.0f64; 2];
-                ndsimd::kernels::par::for_each_piece_mut(&mut parts, 2, 1, |i, slot| {
+                // By value, as the drivers pass theirs (`pool::run_copy`).
+                ndsimd::kernels::par::for_each_piece_mut(&mut parts, 2, 1, move |i, slot| {
                     slot[0] = k(&sa[i * half..(i + 1) * half]);
                 });
                 parts[0] + parts[1]
