@@ -305,6 +305,14 @@ fn run_copy_carries_each_jobs_values() {
             );
         }
     }
+    // A closure of no bytes (it captures nothing: a static) is carried too.
+    static ZST_HITS: [AtomicU32; 8] = [const { AtomicU32::new(0) }; 8];
+    for _ in 0..100 {
+        run_copy(8, |i| {
+            ZST_HITS[i].fetch_add(1, Ordering::Relaxed);
+        });
+    }
+    assert!(ZST_HITS.iter().all(|h| h.load(Ordering::Relaxed) == 100));
     // Aligned to more than a cache line: run by reference.
     #[derive(Clone, Copy)]
     #[repr(align(128))]
