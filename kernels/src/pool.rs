@@ -236,9 +236,8 @@ struct Slot {
     run: Run,
     unparker: Unparker,
     /// The bytes of a [`run_copy`] closure, written by the caller before it posts,
-    /// under the same rule as `body`. It follows the line the helper watches, so
-    /// the adjacent-line prefetch of x86 cores tends to bring its first line
-    /// along, and the helper asks for the rest when it sees the post.
+    /// under the same rule as `body`, on the two lines after the one the helper
+    /// watches; the helper asks for them as soon as it sees the post.
     payload: UnsafeCell<Payload>,
 }
 
@@ -523,10 +522,10 @@ pub fn run_indexed(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
 /// captured values without fetching them from the caller's stack. A closure that
 /// captures references reaches the caller's stack through each of them, one line
 /// after another, every line freshly written by the caller and so fetched from its
-/// core (about 60 ns each on the machines measured); a `move` closure holding the
-/// values (slices, lengths, function pointers) saves those trips. Identical results
-/// to [`run`]; with the `rayon` feature, the same as [`run`] (rayon's threads share
-/// the caller's closure).
+/// core (65-95 ns each on the Intel VM of `docs/perf.md`, stop 24); a `move`
+/// closure holding the values (slices, lengths, function pointers) saves those
+/// trips. Identical results to [`run`]; with the `rayon` feature, the same as
+/// [`run`] (rayon's threads share the caller's closure).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
