@@ -47,7 +47,7 @@
 //! caller's core, and one after another, since each address is read from the line
 //! before. The elementwise drivers pass `move` closures of slices and kernel
 //! pointers down to the pool, so a helper finds everything in its slot: 16Ki
-//! `add_into` on two threads went from 1.32-1.39x to 1.48-1.60x one thread's speed
+//! `add_into` on two threads went from 1.32-1.41x to 1.48-1.60x one thread's speed
 //! on the Intel VM of `docs/perf.md` (stop 24).
 //!
 //! After a job a helper spins for a window ([`set_spin_micros`], default 200 µs) watching
