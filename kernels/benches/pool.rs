@@ -8,8 +8,11 @@
 //! must take part (the full post, wake, finish, retire round trip);
 //! `cache_line_round_trip` is one cache line bounced to another spinning thread and
 //! back, the floor under any job a helper takes part in. All need
-//! `num_threads()` free cores, or a rendezvous waits on the scheduler. `sum/*`: `num_threads()` chunks, each summing
-//! its part with the active tier's kernel, partials added on the caller. Quick run:
+//! `num_threads()` free cores, or a rendezvous waits on the scheduler. `sum/*`:
+//! `num_threads()` chunks, each summing its part with the active tier's kernel,
+//! partials added on the caller. `carried/*`: a 16Ki add in two halves with the
+//! closure's values by reference (`pool::run`) or carried in the helper's slot
+//! (`pool::run_copy`), and on one thread. Quick run:
 //! `cargo bench -p ndsimd-kernels --bench pool -- --warm-up-time 0.5 --measurement-time 2`.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -146,5 +149,100 @@ fn sum(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, dispatch, sum);
+/// The output of [`carried`]'s add, shared with the helper: each chunk writes only
+/// its own half.
+#[derive(Clone, Copy)]
+struct Out(*mut f64, usize);
+// SAFETY: the chunks write disjoint halves of the buffer, which outlives the run.
+unsafe impl Sync for Out {}
+// SAFETY: as for `Sync`: a copy on a helper writes only its own half.
+unsafe impl Send for Out {}
+
+impl Out {
+    /// Half `i` of the buffer.
+    ///
+    /// # Safety
+    /// No two live calls may ask for the same half.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn half(&self, i: usize) -> &mut [f64] {
+        let h = self.1 / 2;
+        // SAFETY: in bounds, and disjoint by the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(i * h), h) }
+    }
+}
+
+type Add = fn(&[f64], &[f64], &mut [f64]);
+
+// The drivers' shape, three frames deep (the operation, the split, the pool's
+// closure), as they were: each closure captures the one above by reference.
+#[inline(never)]
+fn by_reference(add: Add, x: &[f64], y: &[f64], out: Out) {
+    let op = |i: usize, o: &mut [f64]| {
+        let h = o.len();
+        add(&x[i * h..(i + 1) * h], &y[i * h..(i + 1) * h], o)
+    };
+    by_reference_split(out, &op);
+}
+
+#[inline(never)]
+fn by_reference_split(out: Out, op: &(dyn Fn(usize, &mut [f64]) + Sync)) {
+    let first = black_box(0usize);
+    let split = |i: usize| {
+        // SAFETY: chunk `i` of two asks for half `i` only.
+        op(first + i, unsafe { out.half(i) })
+    };
+    pool::run(2, &split);
+}
+
+// The same three frames as they are now: `move` closures of values, carried in the
+// helper's slot (`pool::run_copy`).
+#[inline(never)]
+fn by_value(add: Add, x: &[f64], y: &[f64], out: Out) {
+    let op = move |i: usize, o: &mut [f64]| {
+        let h = o.len();
+        add(&x[i * h..(i + 1) * h], &y[i * h..(i + 1) * h], o)
+    };
+    by_value_split(out, op);
+}
+
+#[inline(never)]
+fn by_value_split(out: Out, op: impl Fn(usize, &mut [f64]) + Send + Sync + Copy) {
+    let first = black_box(0usize);
+    // SAFETY: chunk `i` of two asks for half `i` only.
+    pool::run_copy(2, move |i| op(first + i, unsafe { out.half(i) }));
+}
+
+/// A 16Ki f64 add cut in two on the pool through three frames of closures, as the
+/// drivers cut theirs: `by_reference`, each closure capturing the one above by
+/// reference (so a helper reads them from the caller's stack, line after line,
+/// each freshly written for the call); `by_value`, `move` closures carried in the
+/// helper's slot; `one_thread`, the whole add on this thread.
+fn carried(c: &mut Criterion) {
+    let t = pool::num_threads();
+    let mut g = c.benchmark_group(format!("carried/{t}threads"));
+    let n = 16 * 1024;
+    let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let b: Vec<f64> = (0..n).map(|i| (3 * i) as f64).collect();
+    let mut out = vec![0.0f64; n];
+    let add: Add = f64::table().add.vv;
+    let want: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    pool::run(t, &|_| {}); // start the helpers
+    let o = Out(out.as_mut_ptr(), n);
+    g.bench_function("by_reference", |bench| {
+        bench.iter(|| by_reference(add, black_box(&a), black_box(&b), o))
+    });
+    assert_eq!(out, want);
+    out.fill(0.0);
+    let o = Out(out.as_mut_ptr(), n);
+    g.bench_function("by_value", |bench| {
+        bench.iter(|| by_value(add, black_box(&a), black_box(&b), o))
+    });
+    assert_eq!(out, want);
+    g.bench_function("one_thread", |bench| {
+        bench.iter(|| add(black_box(&a), black_box(&b), &mut out))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, dispatch, sum, carried);
 criterion_main!(benches);
