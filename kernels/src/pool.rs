@@ -93,6 +93,8 @@ use std::time::Instant;
 use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
 
+use crate::mem::ALIGN;
+
 /// The largest pool size; [`set_num_threads`] clamps to it.
 pub const MAX_THREADS: usize = 512;
 const MAX_HELPERS: usize = MAX_THREADS - 1;
@@ -497,7 +499,7 @@ pub fn parked_helpers() -> usize {
 /// If `f` panics, the remaining chunks still run (on the pool; an inline run stops at
 /// the panic), then the first panic's payload is resumed on the caller.
 pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
-    run_body(chunks, Body::Plain(f));
+    run_with(chunks, Body::Plain(f), None);
 }
 
 /// [`run`], with `f` also told which participant runs the chunk: `f(i, Some(p))`,
@@ -514,7 +516,7 @@ pub fn run(chunks: usize, f: &(dyn Fn(usize) + Sync)) {
 ///
 /// As [`run`].
 pub fn run_indexed(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
-    run_body(chunks, Body::Indexed(f));
+    run_with(chunks, Body::Indexed(f), None);
 }
 
 /// [`run`], for a closure that is `Copy`: its bytes (when they fit in [`COPY_MAX`])
@@ -544,7 +546,7 @@ pub fn run_copy<F>(chunks: usize, f: F)
 where
     F: Fn(usize) + Send + Sync + Copy,
 {
-    let fits = std::mem::size_of::<F>() <= COPY_MAX && std::mem::align_of::<F>() <= 64;
+    let fits = std::mem::size_of::<F>() <= COPY_MAX && std::mem::align_of::<F>() <= ALIGN;
     let copy = fits.then_some(Carry {
         call: call_copy::<F>,
         from: &f as *const F as *const u8,
@@ -570,10 +572,6 @@ unsafe fn call_copy<F: Fn(usize)>(data: *const u8, i: usize) {
     // SAFETY: the caller's promise.
     let f = unsafe { &*(data as *const F) };
     f(i)
-}
-
-fn run_body(chunks: usize, body: Body<'_>) {
-    run_with(chunks, body, None);
 }
 
 fn run_with(chunks: usize, body: Body<'_>, copy: Option<Carry>) {
@@ -739,8 +737,8 @@ fn helper_main(slot: &'static Slot, index: usize, parker: Parker) {
         // A `run_copy` closure is in `payload`: ask for its lines now, alongside the
         // claim below, rather than one by one as the closure reads them.
         let payload = slot.payload.get() as *const u8;
-        for line in 0..COPY_MAX / 64 {
-            crate::mem::prefetch::<true>(payload.wrapping_add(64 * line));
+        for line in 0..COPY_MAX / ALIGN {
+            crate::mem::prefetch::<true>(payload.wrapping_add(ALIGN * line));
         }
         if slot
             .state
@@ -790,7 +788,7 @@ fn wait_for_post(slot: &Slot, parker: &Parker) {
     loop {
         slot.sleeping.store(true, Ordering::Relaxed);
         // The caller stores POSTED and then wakes the helper only if it reads
-        // `sleeping` as true, with no fence between (see `run_body`). A post whose
+        // `sleeping` as true, with no fence between (see `run_with`). A post whose
         // read of `sleeping` ran before our store reached it comes with no wake-up,
         // so the first sleep is short: after `NAP` we look again. A post after that
         // sees `sleeping` (stored long before), and the caller stores POSTED before it
@@ -817,8 +815,9 @@ mod tests {
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn the_slot_is_a_line_of_state_then_the_payload() {
-        assert_eq!(std::mem::offset_of!(Slot, payload), 64);
-        assert_eq!(std::mem::size_of::<Slot>(), 64 + COPY_MAX);
-        assert_eq!(std::mem::align_of::<CachePadded<Slot>>() % 64, 0);
+        assert_eq!(std::mem::offset_of!(Slot, payload), ALIGN);
+        assert_eq!(std::mem::size_of::<Slot>(), ALIGN + COPY_MAX);
+        assert_eq!(std::mem::align_of::<CachePadded<Slot>>() % ALIGN, 0);
+        assert_eq!(std::mem::align_of::<Payload>(), ALIGN);
     }
 }
