@@ -12,7 +12,10 @@
 //! `num_threads()` chunks, each summing its part with the active tier's kernel,
 //! partials added on the caller. `carried/*`: a 16Ki add in two halves with the
 //! closure's values by reference (`pool::run`) or carried in the helper's slot
-//! (`pool::run_copy`), and on one thread. Quick run:
+//! (`pool::run_copy`), and on one thread. `handoff/*`: the same post and answer
+//! without the pool, with the job's words in the line the helper watches or on
+//! two more lines, against the work alone (the floor under any such protocol).
+//! Quick run:
 //! `cargo bench -p ndsimd-kernels --bench pool -- --warm-up-time 0.5 --measurement-time 2`.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -227,22 +230,114 @@ fn carried(c: &mut Criterion) {
     let add: Add = f64::table().add.vv;
     let want: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
     pool::run(t, &|_| {}); // start the helpers
+                           // Each form once and checked before it is timed (a filter may skip the timing).
     let o = Out(out.as_mut_ptr(), n);
+    by_reference(add, &a, &b, o);
+    assert!(out == want, "by_reference");
     g.bench_function("by_reference", |bench| {
         bench.iter(|| by_reference(add, black_box(&a), black_box(&b), o))
     });
-    assert_eq!(out, want);
     out.fill(0.0);
     let o = Out(out.as_mut_ptr(), n);
+    by_value(add, &a, &b, o);
+    assert!(out == want, "by_value");
     g.bench_function("by_value", |bench| {
         bench.iter(|| by_value(add, black_box(&a), black_box(&b), o))
     });
-    assert_eq!(out, want);
     g.bench_function("one_thread", |bench| {
         bench.iter(|| add(black_box(&a), black_box(&b), &mut out))
     });
     g.finish();
 }
 
-criterion_group!(benches, dispatch, sum, carried);
+/// About a microsecond of work that touches no memory: a chain of dependent
+/// multiply-adds, so both threads of [`handoff`] work the same time whatever the
+/// caches do.
+fn busy(steps: u64) -> u64 {
+    let mut x = 1u64;
+    for i in 0..steps {
+        x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+    }
+    x
+}
+
+/// What a slot of [`handoff`] holds: the line both threads post and answer on (a
+/// sequence number and seven words of job), then two lines of job the helper reads
+/// after it sees the post, as the pool's `run_copy` payload.
+#[repr(C, align(128))]
+struct Post {
+    seq: AtomicU64,
+    fields: [AtomicU64; 7],
+    payload: [[AtomicU64; 8]; 2],
+}
+
+/// The floor under a job that a helper takes part in, without the pool: the
+/// caller posts (a store another thread is spinning on), both work [`HANDOFF_WORK`]
+/// steps, the helper answers on the same line, the caller waits for it.
+/// `in_line`: the job's words are on the line the helper watches; `two_lines`: on
+/// the two lines after it, read once the post is seen; `work_alone`: the work on
+/// this thread only. A job's cost beyond `work_alone` is what any pool protocol
+/// of one post and one answer pays here (stop 25 in docs/perf.md: 160-190 ns in
+/// line against 350-400 ns with the two lines, in a loop that posts as soon as
+/// the answer comes).
+fn handoff(c: &mut Criterion) {
+    let mut g = c.benchmark_group("handoff");
+    g.bench_function("work_alone", |b| b.iter(|| busy(HANDOFF_WORK)));
+    for (name, lines) in [("in_line", 0usize), ("two_lines", 2)] {
+        let post = Post {
+            seq: AtomicU64::new(0),
+            fields: Default::default(),
+            payload: Default::default(),
+        };
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut last = 0;
+                loop {
+                    let v = post.seq.load(Ordering::Acquire);
+                    if v == u64::MAX {
+                        return;
+                    }
+                    if v == last || v.is_multiple_of(2) {
+                        std::hint::spin_loop();
+                        continue;
+                    }
+                    let mut job = post.fields[0].load(Ordering::Relaxed);
+                    for line in &post.payload[..lines] {
+                        job += line[0].load(Ordering::Relaxed) + line[7].load(Ordering::Relaxed);
+                    }
+                    black_box(job);
+                    busy(HANDOFF_WORK);
+                    last = v + 1;
+                    post.seq.store(last, Ordering::Release);
+                }
+            });
+            let mut v = 0u64;
+            g.bench_function(name, |b| {
+                b.iter(|| {
+                    v += 2;
+                    for line in &post.payload[..lines] {
+                        for w in line {
+                            w.store(v, Ordering::Relaxed);
+                        }
+                    }
+                    for w in &post.fields {
+                        w.store(v, Ordering::Relaxed);
+                    }
+                    post.seq.store(v - 1, Ordering::Release);
+                    busy(HANDOFF_WORK);
+                    while post.seq.load(Ordering::Acquire) != v {
+                        std::hint::spin_loop();
+                    }
+                })
+            });
+            post.seq.store(u64::MAX, Ordering::Release);
+        });
+    }
+    g.finish();
+}
+
+/// The steps of [`busy`] each side of [`handoff`] works: about a microsecond.
+const HANDOFF_WORK: u64 = 1000;
+
+criterion_group!(benches, dispatch, sum, carried, handoff);
 criterion_main!(benches);
