@@ -230,7 +230,9 @@ fn carried(c: &mut Criterion) {
     let add: Add = f64::table().add.vv;
     let want: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
     pool::run(t, &|_| {}); // start the helpers
-                           // Each form once and checked before it is timed (a filter may skip the timing).
+
+    // Each form runs once and is checked before it is timed: a filter may skip
+    // the timing.
     let o = Out(out.as_mut_ptr(), n);
     by_reference(add, &a, &b, o);
     assert!(out == want, "by_reference");
@@ -277,9 +279,8 @@ struct Post {
 /// `in_line`: the job's words are on the line the helper watches; `two_lines`: on
 /// the two lines after it, read once the post is seen; `work_alone`: the work on
 /// this thread only. A job's cost beyond `work_alone` is what any pool protocol
-/// of one post and one answer pays here (stop 25 in docs/perf.md: 160-190 ns in
-/// line against 350-400 ns with the two lines, in a loop that posts as soon as
-/// the answer comes).
+/// of one post and one answer pays here (stop 25 in docs/perf.md, the Intel VM:
+/// 154-161 ns in line against 321-377 ns with the two lines).
 fn handoff(c: &mut Criterion) {
     let mut g = c.benchmark_group("handoff");
     g.bench_function("work_alone", |b| b.iter(|| busy(HANDOFF_WORK)));
