@@ -67,36 +67,9 @@ fn dispatch(c: &mut Criterion) {
         })
     });
     // The floor under every parallel job: one cache-line round trip between this
-    // thread and another spinning one (we store an odd value, it answers with the
-    // next even one). A job that involves a helper costs at least this.
-    let line = CachePadded::new(AtomicU64::new(0));
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let mut last = 0;
-            loop {
-                let v = line.load(Ordering::Acquire);
-                if v == u64::MAX {
-                    return;
-                }
-                if v != last && v % 2 == 1 {
-                    last = v + 1;
-                    line.store(last, Ordering::Release);
-                }
-                std::hint::spin_loop();
-            }
-        });
-        let mut v = 0u64;
-        g.bench_function("cache_line_round_trip", |b| {
-            b.iter(|| {
-                v += 2;
-                line.store(v - 1, Ordering::Release);
-                while line.load(Ordering::Acquire) != v {
-                    std::hint::spin_loop();
-                }
-            })
-        });
-        line.store(u64::MAX, Ordering::Release);
-    });
+    // thread and another spinning one. A job that involves a helper costs at least
+    // this.
+    post_and_answer(&mut g, "cache_line_round_trip", Job::Bare, 0);
     g.finish();
 }
 
@@ -284,57 +257,80 @@ struct Post {
 fn handoff(c: &mut Criterion) {
     let mut g = c.benchmark_group("handoff");
     g.bench_function("work_alone", |b| b.iter(|| busy(HANDOFF_WORK)));
-    for (name, lines) in [("in_line", 0usize), ("two_lines", 2)] {
-        let post = Post {
-            seq: AtomicU64::new(0),
-            fields: Default::default(),
-            payload: Default::default(),
-        };
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                let mut last = 0;
-                loop {
-                    let v = post.seq.load(Ordering::Acquire);
-                    if v == u64::MAX {
-                        return;
-                    }
-                    if v == last || v.is_multiple_of(2) {
-                        std::hint::spin_loop();
-                        continue;
-                    }
-                    let mut job = post.fields[0].load(Ordering::Relaxed);
-                    for line in &post.payload[..lines] {
-                        job += line[0].load(Ordering::Relaxed) + line[7].load(Ordering::Relaxed);
-                    }
-                    black_box(job);
-                    busy(HANDOFF_WORK);
-                    last = v + 1;
-                    post.seq.store(last, Ordering::Release);
+    post_and_answer(&mut g, "in_line", Job::InLine, HANDOFF_WORK);
+    post_and_answer(&mut g, "two_lines", Job::TwoLines, HANDOFF_WORK);
+    g.finish();
+}
+
+/// What [`post_and_answer`] sends with each post.
+#[derive(Clone, Copy, PartialEq)]
+enum Job {
+    /// Nothing but the sequence number.
+    Bare,
+    /// Seven words on the line of the sequence number.
+    InLine,
+    /// Those, and two more lines the helper reads after it sees the post.
+    TwoLines,
+}
+
+/// Times, as `name` in `g`, a post from this thread (an odd sequence number, with
+/// `job`'s words written first) that another thread spinning on the line answers
+/// with the next even number, each side working `work` steps of [`busy`] in
+/// between; the other thread lives for this bench only.
+fn post_and_answer(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    job: Job,
+    work: u64,
+) {
+    let post = Post {
+        seq: AtomicU64::new(0),
+        fields: Default::default(),
+        payload: Default::default(),
+    };
+    let lines = if job == Job::TwoLines { 2 } else { 0 };
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut last = 0;
+            loop {
+                let v = post.seq.load(Ordering::Acquire);
+                if v == u64::MAX {
+                    return;
                 }
-            });
-            let mut v = 0u64;
-            g.bench_function(name, |b| {
-                b.iter(|| {
-                    v += 2;
+                if v == last || v.is_multiple_of(2) {
+                    std::hint::spin_loop();
+                    continue;
+                }
+                if job != Job::Bare {
+                    let mut words = post.fields[0].load(Ordering::Relaxed);
                     for line in &post.payload[..lines] {
-                        for w in line {
-                            w.store(v, Ordering::Relaxed);
-                        }
+                        words += line[0].load(Ordering::Relaxed) + line[7].load(Ordering::Relaxed);
                     }
-                    for w in &post.fields {
+                    black_box(words);
+                }
+                busy(work);
+                last = v + 1;
+                post.seq.store(last, Ordering::Release);
+            }
+        });
+        let mut v = 0u64;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                v += 2;
+                if job != Job::Bare {
+                    for w in post.payload[..lines].iter().flatten().chain(&post.fields) {
                         w.store(v, Ordering::Relaxed);
                     }
-                    post.seq.store(v - 1, Ordering::Release);
-                    busy(HANDOFF_WORK);
-                    while post.seq.load(Ordering::Acquire) != v {
-                        std::hint::spin_loop();
-                    }
-                })
-            });
-            post.seq.store(u64::MAX, Ordering::Release);
+                }
+                post.seq.store(v - 1, Ordering::Release);
+                busy(work);
+                while post.seq.load(Ordering::Acquire) != v {
+                    std::hint::spin_loop();
+                }
+            })
         });
-    }
-    g.finish();
+        post.seq.store(u64::MAX, Ordering::Release);
+    });
 }
 
 /// The steps of [`busy`] each side of [`handoff`] works: about a microsecond.
