@@ -34,34 +34,28 @@ import shutil
 import subprocess
 import sys
 
+from interleave import bench_rows
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STEPS = ["bench", "pool", "peers", "pool-numpy", "scan"]
 
 # --- parsers: each takes a step's text and returns {key: value} ---------------
 
-# `ndsimd bench`: a section header names the table, each row ends in its ratio.
-BENCH_ROW = re.compile(
-    r"^(?P<op>\S.*?)\s+(?P<n>\d+)\s+[\d.]+\s+[\d.]+%\s+[\d.]+\s+.*?\s(?P<ratio>[\d.]+)$")
-
-
 def parse_bench(text):
-    """{(table, op, n): ratio}; table is '1T' for the one-thread element table,
-    'pool' for the pool's, 'mm1', 'mmN' for products, 'mem1', 'memN' for scans."""
-    out, table = {}, None
-    for line in text.splitlines():
-        if line.startswith("ndsimd ") and " bench: " in line:
-            table = "1T"
-        elif re.match(r"^\d+ threads \(the pool\)", line):
-            table = "pool"
-        elif line.startswith("matrix products, "):
-            table = "mm1" if line.startswith("matrix products, 1 thread") else "mmN"
-        elif line.startswith("in-memory scans, "):
-            table = "mem1" if line.startswith("in-memory scans, 1 thread") else "memN"
-        else:
-            m = BENCH_ROW.match(line)
-            if m and table:
-                out[(table, m.group("op"), int(m.group("n")))] = float(m.group("ratio"))
-    return out
+    """{(table, op, n): ratio} from `ndsimd bench`'s output; table is '1T' for the
+    one-thread element table, 'pool' for the pool's, 'mm1', 'mmN' for products,
+    'mem1', 'memN' for the in-memory scans."""
+    def short(head):
+        if head.startswith("ndsimd ") and " bench: " in head:
+            return "1T"
+        if re.match(r"^\d+ threads \(the pool\)", head):
+            return "pool"
+        for prefix, name in (("matrix products, ", "mm"), ("in-memory scans, ", "mem")):
+            if head.startswith(prefix):
+                return name + ("1" if head.startswith(prefix + "1 thread") else "N")
+        return None
+    return {(short(table), op, n): ratio for table, op, n, _, ratio in bench_rows(text)
+            if short(table)}
 
 
 CRITERION = re.compile(
@@ -279,16 +273,20 @@ op                          n        ns/op  spread     GB/s  anchor        ancho
 sum                     16384        714.3    1.2%   183.51  ceiling           701.4   0.98
 
 2 threads (the pool). anchor: 'ceiling×2' = the ceiling loop split over the pool the same way
+op                          n        ns/op  spread     GB/s  anchor        anchor ns  ratio
 par sum vs 1T           16384        770.1    3.0%   170.19  1 thread          772.5   1.00
 par add_into vs 1T      16384       2101.8    3.5%   187.08  1 thread         3165.8   1.51
 par add_into          4194304    2418669.0    8.0%    41.62  ceiling×2     2330695.0   0.96
 add_into streamed (default from 245760 KiB)  1048576     471489.4   20.3%    53.38  plain stores     426776.5   0.91
 
 matrix products, 1 thread(s). anchor: 'peak' = ...
+op                          n        ns/op  spread     GB/s  anchor        anchor ns  ratio
 matmul f64                256     350837.5    2.5%    95.64  peak           306452.2   0.87
 matrix products, 2 thread(s). anchor: 'peak' = ...
+op                          n        ns/op  spread     GB/s  anchor        anchor ns  ratio
 matmul f64                256     176622.5   25.1%   189.98  peak           154384.9   0.33
 in-memory scans, 2 thread(s). anchor: 'ceiling' = the read loop over as many bytes, split
+op                          n        ns/op  spread     GB/s  anchor        anchor ns  ratio
 count_byte_in         1048576       4564.1    3.1%   229.75  ceiling          3748.1   0.82
 """,
     "pool": """\
@@ -322,6 +320,11 @@ def rows_of(saved):
 
 
 def self_test():
+    rows = list(bench_rows(SAMPLES["bench-1"]))
+    assert ("2 threads (the pool). anchor: 'ceiling×2' = the ceiling loop split over the pool "
+            "the same way", "add_into streamed (default from 245760 KiB)", 1048576, 471489.4,
+            0.91) in rows, rows
+    assert len(rows) == 8, rows
     b = parse_bench(SAMPLES["bench-1"])
     assert b[("1T", "sum", 16384)] == 0.98, b
     assert b[("pool", "par add_into vs 1T", 16384)] == 1.51, b

@@ -41,6 +41,29 @@ FMA_ROW = "fma all threads"
 TWO_CORES = 1.5
 
 
+# A row of one of `ndsimd bench`'s tables: the op (it may hold spaces), n, ns per
+# op, the spread, GB/s or GFLOP/s, the anchor (it may hold spaces), the anchor's ns
+# and the ratio, anchor time over ours.
+BENCH_ROW = re.compile(r"^(?P<op>\S.*?)\s+(?P<n>\d+)\s+(?P<ns>[\d.]+)\s+[\d.]+%\s+[\d.]+\s+"
+                       r".*?\s(?P<ratio>[\d.]+)$")
+
+
+def bench_rows(text):
+    """Yields (table, op, n, ns, ratio) for every row in the output of `ndsimd
+    bench`, `table` being the line above the table's column headings ("op  n
+    ns/op ..."), which names it ("2 threads (the pool). anchor: ...")."""
+    table, prev = None, ""
+    for line in text.splitlines():
+        if line.startswith("op ") and "ns/op" in line:
+            table = prev
+        elif table is not None:
+            m = BENCH_ROW.match(line)
+            if m:
+                yield (table, m.group("op"), int(m.group("n")), float(m.group("ns")),
+                       float(m.group("ratio")))
+        prev = line
+
+
 def our_times(binary, threads, bench_filter, header, keys):
     """Runs `ndsimd bench --quick --filter bench_filter` with NDSIMD_NUM_THREADS =
     `threads` and returns {(row name, n): seconds} for `keys`, read from the tables
@@ -53,21 +76,14 @@ def our_times(binary, threads, bench_filter, header, keys):
         bench_filter += "|" + FMA_ROW
     out = subprocess.run([binary, "bench", "--quick", "--filter", bench_filter], env=env,
                          check=True, capture_output=True, text=True).stdout
-    times, table = {}, None
-    for line in out.splitlines():
-        if threads > 1 and line.startswith(FMA_ROW):
-            times[FMA_ROW] = float(line.split()[-1])
+    times, wanted = {}, set(keys)
+    for table, op, n, ns, ratio in bench_rows(out):
+        if threads > 1 and op == FMA_ROW:
+            times[FMA_ROW] = ratio
             continue
-        head = re.match(header, line)
-        if head:
-            table = int(head.group(1))
-            continue
-        if table != threads:
-            continue
-        for name, ncol in keys:
-            m = re.match(r"%s\s+%d\s+([\d.]+)\s" % (re.escape(name), ncol), line)
-            if m and not line[len(name):].lstrip()[0].isalpha():
-                times[(name, ncol)] = float(m.group(1)) * 1e-9
+        head = re.match(header, table)
+        if head and int(head.group(1)) == threads and (op, n) in wanted:
+            times[(op, n)] = ns * 1e-9
     if threads > 1:
         keys = keys + [FMA_ROW]
     missing = [k for k in keys if k not in times]
