@@ -7,7 +7,7 @@ mod common;
 use common::TempDir;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 fn ndsimd(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ndsimd"))
@@ -108,7 +108,6 @@ fn auto_reports_the_strategy_it_used() {
 #[test]
 fn a_file_truncated_under_the_map_is_an_error_exit() {
     use std::os::unix::process::ExitStatusExt;
-    use std::process::Stdio;
     let dir = TempDir::new("cli", "truncated");
     let src = dir.file("src", &lines_of(64 << 20, 31));
     let mut signalled = 0;
@@ -463,23 +462,162 @@ fn scan_and_lines_with_direct_reads() {
     assert_eq!(stdout(&o), format!("1 {}\n", p(&f)));
 }
 
-/// A reader that goes away (`ndsimd ... | head`) ends the tool quietly with status
-/// 0, as ripgrep, instead of a panic: here standard output is a pipe whose read end
-/// is closed before the tool starts, so its first write fails with EPIPE.
+/// A pipe whose reader has gone away (the read end closed before the tool starts,
+/// so its first write fails with EPIPE).
+fn closed_pipe() -> std::io::PipeWriter {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    writer
+}
+
+/// The files and the argument lists of the pipe tests: each with the status it
+/// exits with when its output is read to the end (grep's: 0 found or done, 1 not
+/// found, 2 error).
+struct Cases {
+    dir: TempDir,
+    runs: Vec<(Vec<String>, i32)>,
+}
+
+fn pipe_cases() -> Cases {
+    let dir = TempDir::new("cli", "pipes");
+    let mut hay = vec![0u8; 4096];
+    hay[1000] = 7;
+    let found = dir.file("found", &hay);
+    let none = dir.file("none", &[0u8; 4096]);
+    let text = dir.file("text", b"a\nb\n");
+    let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let runs = vec![
+        (s(&["scan", p(&found)]), 0),
+        (s(&["scan", p(&none)]), 1),
+        (s(&["scan", "--json", p(&none)]), 1),
+        (s(&["lines", p(&text)]), 0),
+        (s(&["lines", p(&text), "--index", "1"]), 0),
+        (s(&["info"]), 0),
+        (s(&["help"]), 0),
+        (s(&["scan", "--help"]), 0),
+        (s(&["haystack", "--size", "64", p(&dir.0.join("hay"))]), 0),
+        (s(&["scan", p(&dir.0.join("missing"))]), 2),
+        (s(&["scan", p(&found), "--bogus"]), 2),
+        (s(&["no-such-command"]), 2),
+        (s(&[]), 2),
+    ];
+    Cases { dir, runs }
+}
+
+fn run_with(args: &[String], out: impl Into<Stdio>, err: impl Into<Stdio>) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ndsimd"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .output()
+        .expect("the ndsimd binary runs")
+}
+
+/// Standard error a pipe nobody reads (`ndsimd ... 2>&1 | true`, a closed log):
+/// the timing line and messages are lost, the status is the same as with stderr
+/// read (writing them once panicked: status 101).
 #[test]
-fn closed_stdout_is_not_a_panic() {
-    let dir = TempDir::new("cli", "pipe");
-    let file = dir.file("text", b"a\nb\n");
-    for args in [vec!["help"], vec!["info"], vec!["lines", p(&file)]] {
-        let (reader, writer) = std::io::pipe().unwrap();
-        drop(reader);
-        let out = Command::new(env!("CARGO_BIN_EXE_ndsimd"))
-            .args(&args)
-            .stdout(writer)
-            .stderr(std::process::Stdio::piped())
-            .output()
-            .expect("the ndsimd binary runs");
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).is_empty(), "{args:?}: {}", stderr(&out));
+fn a_closed_stderr_pipe_keeps_the_exit_status() {
+    let cases = pipe_cases();
+    for (args, want) in &cases.runs {
+        let _ = fs::remove_file(cases.dir.0.join("hay"));
+        let o = run_with(args, Stdio::piped(), closed_pipe());
+        assert_eq!(o.status.code(), Some(*want), "{args:?}");
+        if *want < 2 {
+            assert!(!o.stdout.is_empty(), "{args:?}: no answer on stdout");
+        }
+    }
+    // Both closed: an error still reads as an error.
+    let o = run_with(&cases.runs[9].0, closed_pipe(), closed_pipe());
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Standard output a pipe whose reader has gone (`ndsimd ... | head` after `head`
+/// has left): the tool stops quietly with 141, the status a shell gives grep
+/// killed by SIGPIPE, whatever it found, since its answer was not delivered. Usage
+/// errors, which write nothing to stdout, keep their 2.
+#[test]
+fn a_closed_stdout_pipe_ends_quietly_with_141() {
+    let cases = pipe_cases();
+    for (args, want) in &cases.runs {
+        let _ = fs::remove_file(cases.dir.0.join("hay"));
+        let o = run_with(args, closed_pipe(), Stdio::piped());
+        let err = stderr(&o);
+        if *want == 2 {
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.starts_with("ndsimd"), "{args:?}: {err}");
+        } else {
+            assert_eq!(o.status.code(), Some(141), "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            assert!(!err.contains("standard output"), "{args:?}: {err}");
+        }
+    }
+}
+
+/// A write to stdout that fails for another reason than a gone reader (a full
+/// disk: /dev/full) is an error: exit 2 and a message, also when stderr is itself
+/// a closed pipe (the message is lost then, the status is not).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failing_stdout_is_an_error_exit() {
+    let cases = pipe_cases();
+    for (args, want) in &cases.runs {
+        let _ = fs::remove_file(cases.dir.0.join("hay"));
+        let full = || {
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap()
+        };
+        let o = run_with(args, full(), Stdio::piped());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        if *want < 2 {
+            let err = stderr(&o);
+            assert!(
+                err.contains("ndsimd: cannot write to standard output: No space left"),
+                "{args:?}: {err}"
+            );
+        }
+        let _ = fs::remove_file(cases.dir.0.join("hay"));
+        let o = run_with(args, full(), closed_pipe());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+}
+
+/// `sh -c SCRIPT` with `$B` the binary and `$D` a file system directory.
+fn sh(script: &str, dir: &Path) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("B", env!("CARGO_BIN_EXE_ndsimd"))
+        .env("D", dir)
+        .output()
+        .unwrap()
+}
+
+/// Closed descriptors (`2>&-`, `>&-`): the status is the answer's. (Rust's runtime
+/// puts /dev/null on a closed standard descriptor before `main`, so `>&-` reads as
+/// `>/dev/null` here; grep would say "Bad file descriptor" for output it could not
+/// write.)
+#[test]
+fn closed_descriptors_keep_the_answer_status() {
+    let dir = TempDir::new("cli", "closed-fds");
+    let mut hay = vec![0u8; 64];
+    hay[9] = 1;
+    dir.file("found", &hay);
+    dir.file("none", &[0u8; 64]);
+    dir.file("text", b"x\n");
+    for (script, want) in [
+        ("exec \"$B\" scan \"$D/found\" 2>&-", 0),
+        ("exec \"$B\" scan \"$D/none\" 2>&-", 1),
+        ("exec \"$B\" lines \"$D/text\" 2>&-", 0),
+        ("exec \"$B\" scan \"$D/missing\" 2>&-", 2),
+        ("exec \"$B\" scan \"$D/found\" >&-", 0),
+        ("exec \"$B\" scan \"$D/none\" >&-", 1),
+        ("exec \"$B\" scan \"$D/missing\" >&- 2>&-", 2),
+    ] {
+        let o = sh(script, &dir.0);
+        assert_eq!(o.status.code(), Some(want), "{script}: {}", stderr(&o));
     }
 }

@@ -1,5 +1,18 @@
 //! The `ndsimd` command-line tool: `info`, `bench`, and the file scan's `scan`,
 //! `lines` and `haystack`.
+//!
+//! Exit statuses follow grep's in every subcommand: 0 found (or done), 1 not found,
+//! 2 error. Output is written through [`emit`] and messages through [`warn`], never
+//! `println!`/`eprintln!`, which panic (status 101) when their stream fails:
+//! - stdout a pipe whose reader has gone (EPIPE): the tool ends quietly with 141,
+//!   the status a shell reports for grep killed by SIGPIPE (the signal itself stays
+//!   ignored, as Rust's runtime sets it, since resetting it needs `unsafe`);
+//! - any other stdout error (a full disk): a message and status 2;
+//! - stderr failing: the message is lost, the status is unchanged.
+//!
+//! Rust's runtime gives a process started with a closed descriptor (`>&-`)
+//! `/dev/null` in its place before `main`, so output there is discarded as with
+//! `>/dev/null`, not an error as in grep.
 
 /// `println!` that survives a reader going away: see [`emit`].
 macro_rules! outln {
@@ -18,9 +31,25 @@ macro_rules! out {
     };
 }
 
+/// `eprintln!` that never panics: see [`warn`].
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        crate::warn(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprint!` that never panics: see [`warn`].
+macro_rules! err {
+    ($($arg:tt)*) => {
+        crate::warn(format_args!($($arg)*))
+    };
+}
+
 mod bench;
 mod scan;
+mod target;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -56,27 +85,54 @@ HAYSTACK OPTIONS (details: 'ndsimd haystack --help'):
     --size SIZE     4096, 16K, 1M, 4G: a multiple of 8 (binary suffixes)
     --force         overwrite an existing FILE
 
+EXIT STATUS (as grep's):
+    0 found or done, 1 not found (scan), 2 error (a message on stderr), 141 when
+    stdout is a pipe whose reader has gone (quietly; the status a shell reports for
+    grep killed by SIGPIPE). A failing stderr never changes the status.
+
 ENVIRONMENT:
     NDSIMD_TIER=scalar|sse2|avx2|avx512|neon   cap the SIMD tier
     NDSIMD_NUM_THREADS=N                       threads for parallel operations
 ";
 
-/// Writes to standard output. When the reader has gone away (`ndsimd lines FILE |
-/// head`, a closed pipe) the process ends quietly with status 0, as ripgrep does;
-/// any other write error ends it with status 2 and a message. (`println!` would
-/// panic on both.)
+/// The status when stdout's reader has gone: 128 + SIGPIPE, what a shell reports for
+/// a program killed by that signal (grep is).
+const BROKEN_PIPE_STATUS: i32 = 141;
+
+/// Writes to standard output; a failed write ends the process (see [`stdout_failed`]).
 fn emit(args: std::fmt::Arguments<'_>) {
-    use std::io::Write;
     if let Err(e) = std::io::stdout().lock().write_fmt(args) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("ndsimd: cannot write to standard output: {e}");
-        std::process::exit(2);
+        stdout_failed(&e);
     }
 }
 
+/// Ends the process after stdout failed: quietly with [`BROKEN_PIPE_STATUS`] when its
+/// reader has gone (`ndsimd lines FILE | head` after `head` left), else with a
+/// message and status 2, as grep's "write error".
+fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(BROKEN_PIPE_STATUS);
+    }
+    errln!("ndsimd: cannot write to standard output: {e}");
+    std::process::exit(2)
+}
+
+/// Writes to standard error, ignoring failure: a message that cannot be shown must
+/// not change the status (the answer is on stdout and in the status).
+fn warn(args: std::fmt::Arguments<'_>) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
+
 fn main() -> ExitCode {
+    let code = run();
+    // Output still buffered is flushed here, where a failure can change the status.
+    if let Err(e) = std::io::stdout().lock().flush() {
+        stdout_failed(&e);
+    }
+    code
+}
+
+fn run() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("info") => {
@@ -93,7 +149,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(msg) => {
-                eprintln!("ndsimd bench: {msg}\n\n{USAGE}");
+                errln!("ndsimd bench: {msg}\n\n{USAGE}");
                 ExitCode::from(2)
             }
         },
@@ -105,11 +161,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(other) => {
-            eprintln!("ndsimd: unknown command '{other}'\n\n{USAGE}");
+            errln!("ndsimd: unknown command '{other}'\n\n{USAGE}");
             ExitCode::from(2)
         }
         None => {
-            eprint!("{USAGE}");
+            err!("{USAGE}");
             ExitCode::from(2)
         }
     }

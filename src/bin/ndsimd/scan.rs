@@ -4,11 +4,14 @@
 //! Results go to stdout (`lines` prints `COUNT FILE` as `wc -l` does), the timing
 //! line to stderr, so a script reads the answer alone; `--json` prints both as one
 //! JSON object on stdout. Exit codes as grep's: 0 found (or done), 1 not found,
-//! 2 error (message on stderr, with the path).
+//! 2 error (message on stderr, with the path), 141 when stdout's reader went away
+//! (see the crate's `emit`). The files they write are made by [`target::write`]:
+//! whole or not at all, never over a non-regular file.
 
+use crate::target;
 use ndsimd::scan::{self, LineIndex, Progress, ScanOptions, Strategy};
 use std::fmt::Write as _;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,7 +46,9 @@ OUTPUT:
             least 256 MiB
 
 EXIT STATUS:
-    0 found, 1 not found, 2 error (a message on stderr names the file)
+    0 found, 1 not found, 2 error (a message on stderr names the file), 141 when
+    stdout is a pipe whose reader has gone (quietly, as a shell reports grep killed
+    by SIGPIPE)
 ";
 
 pub const LINES_HELP: &str = "\
@@ -58,7 +63,10 @@ OPTIONS:
                             starts (lines 0, EVERY, 2*EVERY, ...), found in the same
                             read of FILE as the count
     --index-out PATH        where --index writes (default FILE.idx: FILE's name with
-                            '.idx' appended); an existing PATH is replaced
+                            '.idx' appended); an existing PATH is replaced whole once
+                            the index is complete (written to a temporary file beside
+                            it, then renamed over it); PATH must be a regular file or
+                            absent (a symbolic link: the file it names is replaced)
     --strategy auto|pread|mmap|direct
                             how FILE is read (default auto: mmap when FILE is in the
                             page cache, else pread; see 'ndsimd scan --help')
@@ -84,8 +92,9 @@ INDEX FILE (text):
     line without a newline is a line here (it is not in COUNT, as with `wc -l`).
 
 EXIT STATUS:
-    0 counted (and indexed), 2 error (a message on stderr names the file; a partial
-    index file is removed)
+    0 counted (and indexed), 2 error (a message on stderr names the file; an index
+    that could not be written whole leaves PATH as it was), 141 when stdout is a pipe
+    whose reader has gone
 ";
 
 pub const HAYSTACK_HELP: &str = "\
@@ -99,13 +108,18 @@ USAGE:
 OPTIONS:
     --size SIZE     bytes: a multiple of 8, at least 8; suffixes K, M, G, T (binary:
                     4G = 4 * 2^30), optionally followed by 'iB' or 'B'
-    --force         overwrite FILE if it exists (otherwise an existing FILE is an error)
+    --force         replace FILE if it exists (otherwise an existing FILE is an error)
     -h, --help      print this message
 
-A progress bar is drawn on stderr when stderr is a terminal.
+FILE is written to a temporary file beside it and renamed to FILE once complete:
+a failed write leaves an existing FILE as it was. FILE must be absent or a regular
+file (a symbolic link is followed: the file it names is replaced); a device, FIFO,
+directory or socket is refused. A progress bar is drawn on stderr when stderr is a
+terminal.
 
 EXIT STATUS:
-    0 written, 2 error (nothing is left behind)
+    0 written, 2 error (nothing is left behind, an existing FILE is untouched), 141
+    when stdout is a pipe whose reader has gone (FILE is written by then)
 ";
 
 const NEEDLE: [u8; 8] = *b"NEEDLE!!";
@@ -245,7 +259,7 @@ fn parse_size(s: &str) -> Option<u64> {
 }
 
 fn usage_error(cmd: &str, msg: &str) -> ExitCode {
-    eprintln!("ndsimd {cmd}: {msg}\n(see 'ndsimd {cmd} --help')");
+    errln!("ndsimd {cmd}: {msg}\n(see 'ndsimd {cmd} --help')");
     ExitCode::from(2)
 }
 
@@ -283,7 +297,7 @@ fn strategy_name(s: Strategy) -> &'static str {
 /// error exit rather than a crash. `Err`: the exit code, the message printed.
 fn settle(cmd: &str, file: &Path, opts: &mut ScanOptions) -> Result<(), ExitCode> {
     opts.strategy = scan::resolve_strategy(file, opts).map_err(|e| {
-        eprintln!("ndsimd {cmd}: {e}");
+        errln!("ndsimd {cmd}: {e}");
         ExitCode::from(2)
     })?;
     if opts.strategy == Strategy::Mmap {
@@ -348,7 +362,7 @@ impl Timing {
     }
 
     fn report(&self, opts: &ScanOptions) {
-        eprintln!(
+        errln!(
             "{} bytes in {:.3} s: {:.2} GB/s ({}, {} threads)",
             self.bytes,
             self.seconds,
@@ -418,7 +432,7 @@ pub fn scan(args: &[String]) -> ExitCode {
     let found = match with_progress(&file, &a.opts, |o| scan::find_nonzero(&file, o)) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("ndsimd scan: {e}");
+            errln!("ndsimd scan: {e}");
             return ExitCode::from(2);
         }
     };
@@ -469,7 +483,7 @@ pub fn lines(args: &[String]) -> ExitCode {
     }) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("ndsimd lines: {e}");
+            errln!("ndsimd lines: {e}");
             return ExitCode::from(2);
         }
     };
@@ -485,7 +499,7 @@ pub fn lines(args: &[String]) -> ExitCode {
             PathBuf::from(name)
         });
         if let Err(e) = write_index(index, &out) {
-            eprintln!("ndsimd lines: {e}");
+            errln!("ndsimd lines: {e}");
             return ExitCode::from(2);
         }
         index_json = format!(
@@ -508,19 +522,13 @@ pub fn lines(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Writes `index` to `out` (replacing it), removing a partial file on error.
+/// Writes `index` to `out`, replacing a regular file there whole (see [`target`]).
 fn write_index(index: &LineIndex, out: &Path) -> Result<(), String> {
-    let with_path = |what: &str, e: std::io::Error| format!("{}: {what}: {e}", out.display());
-    let f = fs::File::create(out).map_err(|e| with_path("cannot create the index", e))?;
-    let result = index
-        .write_to(&f)
-        .and_then(|()| f.sync_all())
-        .map_err(|e| with_path("cannot write the index", e));
-    if result.is_err() {
-        drop(f);
-        let _ = fs::remove_file(out);
-    }
-    result
+    target::write(out, true, |f| {
+        index
+            .write_to(&*f)
+            .map_err(|e| format!("{}: cannot write the index: {e}", out.display()))
+    })
 }
 
 /// `ndsimd haystack --size SIZE FILE`
@@ -558,7 +566,7 @@ pub fn haystack(args: &[String]) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("ndsimd haystack: {e}");
+            errln!("ndsimd haystack: {e}");
             ExitCode::from(2)
         }
     }
@@ -566,21 +574,6 @@ pub fn haystack(args: &[String]) -> ExitCode {
 
 fn write_haystack(path: &Path, size: u64, force: bool) -> Result<(), String> {
     let with_path = |what: &str, e: std::io::Error| format!("{}: {what}: {e}", path.display());
-    let mut open = OpenOptions::new();
-    open.write(true);
-    if force {
-        open.create(true).truncate(true);
-    } else {
-        open.create_new(true);
-    }
-    let mut f = open.open(path).map_err(|e| {
-        let hint = if e.kind() == std::io::ErrorKind::AlreadyExists {
-            " (--force overwrites it)"
-        } else {
-            ""
-        };
-        format!("{}{hint}", with_path("cannot create", e))
-    })?;
     let bar = (std::io::stderr().is_terminal() && size >= 64 << 20).then(|| {
         let bar = indicatif::ProgressBar::new(size);
         bar.set_style(
@@ -592,16 +585,15 @@ fn write_haystack(path: &Path, size: u64, force: bool) -> Result<(), String> {
         bar
     });
     const CHUNK: u64 = 4 << 20;
-    let mut zeros = vec![0u8; CHUNK as usize];
-    let mut written = 0u64;
-    let result = (|| {
+    let result = target::write(path, force, |f| {
+        let mut zeros = vec![0u8; CHUNK.min(size) as usize];
+        let mut written = 0u64;
         while written < size {
             let n = (size - written).min(CHUNK);
             let end = written + n;
             let buf = &mut zeros[..n as usize];
             // The needle lies in the last chunk, in its last 8 bytes.
-            let last = end == size;
-            if last {
+            if end == size {
                 buf[n as usize - 8..].copy_from_slice(&NEEDLE);
             }
             f.write_all(buf)
@@ -611,14 +603,10 @@ fn write_haystack(path: &Path, size: u64, force: bool) -> Result<(), String> {
                 bar.set_position(written);
             }
         }
-        f.sync_all().map_err(|e| with_path("sync", e))
-    })();
+        Ok(())
+    });
     if let Some(bar) = bar {
         bar.finish_and_clear();
-    }
-    if result.is_err() {
-        drop(f);
-        let _ = fs::remove_file(path);
     }
     result
 }
