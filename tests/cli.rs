@@ -596,10 +596,10 @@ fn sh(script: &str, dir: &Path) -> Output {
         .unwrap()
 }
 
-/// Closed descriptors (`2>&-`, `>&-`): the status is the answer's. (Rust's runtime
-/// puts /dev/null on a closed standard descriptor before `main`, so `>&-` reads as
-/// `>/dev/null` here; grep would say "Bad file descriptor" for output it could not
-/// write.)
+/// Closed descriptors (`2>&-`, `>&-`), as grep: output that cannot be written is an
+/// error (2, "Bad file descriptor"); a scan that finds nothing has nothing to write
+/// and answers 1. (Rust's runtime puts /dev/null on a closed standard descriptor
+/// before `main`; the tool must still see that it was closed.)
 #[test]
 fn closed_descriptors_keep_the_answer_status() {
     let dir = TempDir::new("cli", "closed-fds");
@@ -613,11 +613,21 @@ fn closed_descriptors_keep_the_answer_status() {
         ("exec \"$B\" scan \"$D/none\" 2>&-", 1),
         ("exec \"$B\" lines \"$D/text\" 2>&-", 0),
         ("exec \"$B\" scan \"$D/missing\" 2>&-", 2),
-        ("exec \"$B\" scan \"$D/found\" >&-", 0),
+        ("exec \"$B\" scan \"$D/found\" >&-", 2),
         ("exec \"$B\" scan \"$D/none\" >&-", 1),
         ("exec \"$B\" scan \"$D/missing\" >&- 2>&-", 2),
+        ("exec \"$B\" lines \"$D/text\" >&-", 2),
+        ("exec \"$B\" info >&-", 2),
+        ("exec \"$B\" lines \"$D/text\" >&- 2>&-", 2),
     ] {
         let o = sh(script, &dir.0);
         assert_eq!(o.status.code(), Some(want), "{script}: {}", stderr(&o));
+        if want == 2 && !script.contains("2>&-") && !script.contains("missing") {
+            assert!(
+                stderr(&o).contains("Bad file descriptor"),
+                "{script}: {}",
+                stderr(&o)
+            );
+        }
     }
 }

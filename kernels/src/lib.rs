@@ -52,6 +52,7 @@ pub mod mem;
 pub mod par;
 pub mod pool;
 pub mod scalar;
+pub mod stdio;
 pub mod stream;
 
 // Private on purpose: a tier's kernels are safe `fn`s that execute that tier's

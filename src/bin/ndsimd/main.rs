@@ -10,9 +10,9 @@
 //! - any other stdout error (a full disk): a message and status 2;
 //! - stderr failing: the message is lost, the status is unchanged.
 //!
-//! Rust's runtime gives a process started with a closed descriptor (`>&-`)
-//! `/dev/null` in its place before `main`, so output there is discarded as with
-//! `>/dev/null`, not an error as in grep.
+//! - stdout closed when the tool started (`>&-`): the first write fails with "Bad file
+//!   descriptor" and status 2, as grep's (Rust's runtime puts `/dev/null` in its place
+//!   before `main`; [`ndsimd_kernels::stdio::closed_at_start`] saw it closed).
 
 /// `println!` that survives a reader going away: see [`emit`].
 macro_rules! outln {
@@ -99,11 +99,23 @@ ENVIRONMENT:
 /// a program killed by that signal (grep is).
 const BROKEN_PIPE_STATUS: i32 = 141;
 
+/// "Bad file descriptor": what a write to a closed stdout fails with (9 on Linux, the
+/// one system where [`stdout_closed_at_start`] can be true).
+const EBADF: i32 = 9;
+
 /// Writes to standard output; a failed write ends the process (see [`stdout_failed`]).
 fn emit(args: std::fmt::Arguments<'_>) {
+    if stdout_closed_at_start() {
+        stdout_failed(&std::io::Error::from_raw_os_error(EBADF));
+    }
     if let Err(e) = std::io::stdout().lock().write_fmt(args) {
         stdout_failed(&e);
     }
+}
+
+/// Whether the tool was started with stdout closed (`>&-`).
+fn stdout_closed_at_start() -> bool {
+    ndsimd_kernels::stdio::closed_at_start(1)
 }
 
 /// Ends the process after stdout failed: quietly with [`BROKEN_PIPE_STATUS`] when its

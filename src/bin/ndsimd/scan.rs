@@ -453,6 +453,9 @@ pub fn scan(args: &[String]) -> ExitCode {
     } else {
         match found {
             Some(o) => outln!("found at offset {o}"),
+            // With stdout closed (`>&-`) the status alone answers, as grep's 1 does:
+            // there is no line to lose. A found offset that cannot be shown is an error.
+            None if crate::stdout_closed_at_start() => {}
             None => outln!("not found"),
         }
         timing.report(&a.opts);
