@@ -1,7 +1,7 @@
 //! `ArrayBase` and its three faces: `Array` (owned), `ArrayView` and `ArrayViewMut`.
 
 use crate::dim::{c_strides, size_of_shape, Dim, Strides};
-use crate::error::{Error, Result};
+use crate::error::{span_bytes, Error, Result, MAX_ALLOC_BYTES};
 use crate::{DType, Element};
 use ndsimd_kernels::mem::{self, Aligned};
 
@@ -162,6 +162,51 @@ pub(crate) fn filled_vec<T: DType>(n: usize, x: T) -> Aligned<T> {
     a
 }
 
+/// Buffers from this size up are reserved once, and freed, before the real
+/// allocation: glibc serves them with `mmap` and frees them with `munmap` without
+/// moving its own thresholds, so the trial costs two system calls and changes
+/// nothing. Below it a refusal means the process is out of memory altogether, and
+/// the standard library aborts on its own allocations then anyway.
+const TRIAL_MIN_BYTES: usize = 32 << 20;
+
+/// The number of elements of an array of `shape` of `T`, once it is known that
+/// its buffer can be allocated: at most [`MAX_NDIM`] axes (else
+/// [`Error::InvalidArgument`]), bytes within `isize::MAX`, and, for large buffers,
+/// a reservation of that size granted by the allocator (else [`Error::Alloc`]).
+///
+/// The zeroed allocation `zeros` makes cannot report a refusal (the standard
+/// library aborts the process instead), so a plain reservation of the same size
+/// asks first. The memory may still run out between the two, or later as the
+/// pages are touched when the OS overcommits; both are outside the library's reach.
+pub(crate) fn check_alloc<T: DType>(shape: &[usize]) -> Result<usize> {
+    check_ndim(shape.len())?;
+    let size = std::mem::size_of::<T>();
+    let refused = || Error::alloc(shape, T::DTYPE, size);
+    if span_bytes(shape, size).is_none_or(|b| b > MAX_ALLOC_BYTES) {
+        return Err(refused());
+    }
+    // Within `isize::MAX` bytes, so the element count fits as well.
+    let n = size_of_shape(shape).ok_or_else(refused)?;
+    if n * size >= TRIAL_MIN_BYTES {
+        Vec::<T>::new()
+            .try_reserve_exact(n + mem::lead_room::<T>())
+            .map_err(|_| refused())?;
+    }
+    Ok(n)
+}
+
+/// [`filled_vec`] for an array of `shape`, or the error of [`check_alloc`].
+pub(crate) fn try_filled<T: DType>(shape: &[usize], x: T) -> Result<Aligned<T>> {
+    let n = check_alloc::<T>(shape)?;
+    Ok(filled_vec(n, x))
+}
+
+/// The value of a constructor's `try_` form, or its error as a panic (a panic
+/// unwinds and can be caught; the allocator's abort could not).
+fn or_panic<T>(r: Result<T>) -> T {
+    r.unwrap_or_else(|e| panic!("{e}"))
+}
+
 impl<T: DType> Array<T> {
     /// An array of `shape` from elements in row-major order.
     ///
@@ -220,21 +265,43 @@ impl<T: DType> Array<T> {
         Self::from_parts_standard(&[n], v)
     }
 
+    /// An array of `shape` filled with `x`, or an error when it cannot be made:
+    /// [`Error::Alloc`] (naming the shape and the bytes asked for) when its bytes
+    /// exceed `isize::MAX` or the allocator refuses them, and
+    /// [`Error::InvalidArgument`] for more than [`MAX_NDIM`] axes.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// assert_eq!(Array::try_from_elem(&[2], true).unwrap().to_vec(), vec![true; 2]);
+    /// let err = Array::try_from_elem(&[1 << 62], 0.5f32).unwrap_err();
+    /// assert!(err.to_string().contains("shape [4611686018427387904] of float32"));
+    /// ```
+    pub fn try_from_elem(shape: &[usize], x: T) -> Result<Self> {
+        Ok(Self::from_aligned(shape, try_filled(shape, x)?))
+    }
+
     /// An array of `shape` filled with `x`.
     ///
-    /// Panics if `shape` has more than [`MAX_NDIM`] axes or its size overflows
-    /// `usize`, as `vec!` does.
+    /// Panics with the message of [`try_from_elem`](Self::try_from_elem)'s error
+    /// when the array cannot be made (too many axes, too many bytes, or refused by
+    /// the allocator).
     ///
     /// ```
     /// let a = ndsimd::Array::from_elem(&[2, 2], 1.5f32);
     /// assert_eq!(a.to_vec(), vec![1.5; 4]);
     /// ```
     pub fn from_elem(shape: &[usize], x: T) -> Self {
-        if let Err(e) = check_ndim(shape.len()) {
-            panic!("{e}");
-        }
-        let n = size_of_shape(shape).expect("array size overflows usize");
-        Self::from_aligned(shape, filled_vec(n, x))
+        or_panic(Self::try_from_elem(shape, x))
+    }
+
+    /// NumPy's `full`: the same as [`try_from_elem`](Self::try_from_elem).
+    ///
+    /// ```
+    /// let a = ndsimd::Array::try_full(&[3], 2.0).unwrap();
+    /// assert_eq!(a.to_vec(), vec![2.0, 2.0, 2.0]);
+    /// ```
+    pub fn try_full(shape: &[usize], x: T) -> Result<Self> {
+        Self::try_from_elem(shape, x)
     }
 
     /// NumPy's `full`: the same as [`from_elem`](Self::from_elem).
@@ -249,35 +316,61 @@ impl<T: DType> Array<T> {
 }
 
 impl<T: Element> Array<T> {
-    /// An array of zeros.
+    /// An array of zeros, or the error of [`try_from_elem`](Self::try_from_elem).
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// assert_eq!(Array::<f64>::try_zeros(&[2, 0]).unwrap().shape(), &[2, 0]);
+    /// let err = Array::<f64>::try_zeros(&[1 << 40, 1 << 40]).unwrap_err();
+    /// assert!(err.to_string().starts_with("array is too big: shape [1099511627776, 1099511627776]"));
+    /// ```
+    pub fn try_zeros(shape: &[usize]) -> Result<Self> {
+        Self::try_from_elem(shape, T::zero())
+    }
+
+    /// An array of zeros. Panics as [`from_elem`](Self::from_elem) does.
     ///
     /// ```
     /// let a = ndsimd::Array::<f64>::zeros(&[2, 0, 3]);
     /// assert_eq!(a.len(), 0);
     /// ```
     pub fn zeros(shape: &[usize]) -> Self {
-        Self::from_elem(shape, T::zero())
+        or_panic(Self::try_zeros(shape))
     }
 
-    /// An array of ones.
+    /// An array of ones, or the error of [`try_from_elem`](Self::try_from_elem).
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f32>::try_ones(&[2]).unwrap();
+    /// assert_eq!(a.to_vec(), vec![1.0, 1.0]);
+    /// ```
+    pub fn try_ones(shape: &[usize]) -> Result<Self> {
+        Self::try_from_elem(shape, T::one())
+    }
+
+    /// An array of ones. Panics as [`from_elem`](Self::from_elem) does.
     ///
     /// ```
     /// let a = ndsimd::Array::<f32>::ones(&[2]);
     /// assert_eq!(a.to_vec(), vec![1.0, 1.0]);
     /// ```
     pub fn ones(shape: &[usize]) -> Self {
-        Self::from_elem(shape, T::one())
+        or_panic(Self::try_ones(shape))
     }
 
     /// NumPy's `arange`: `start, start + step, ...` while below `stop` (above it
     /// for a negative step). The length is `ceil((stop - start) / step)`, as NumPy.
     ///
-    /// Errors when `step` is zero or any argument is not finite.
+    /// Errors with [`Error::InvalidArgument`] when `step` is zero, any argument is
+    /// not finite, or the length exceeds `usize::MAX`, and with [`Error::Alloc`]
+    /// when the array cannot be allocated.
     ///
     /// ```
-    /// let a = ndsimd::Array::arange(0.0, 1.0, 0.25).unwrap();
+    /// use ndsimd::{Array, Error};
+    /// let a = Array::arange(0.0, 1.0, 0.25).unwrap();
     /// assert_eq!(a.to_vec(), vec![0.0, 0.25, 0.5, 0.75]);
-    /// assert!(ndsimd::Array::arange(0.0, 1.0, 0.0).is_err());
+    /// assert!(Array::arange(0.0, 1.0, 0.0).is_err());
+    /// assert!(matches!(Array::arange(0.0, 1e19, 1.0), Err(Error::Alloc { .. })));
     /// ```
     pub fn arange(start: T, stop: T, step: T) -> Result<Self> {
         if step == T::zero() || !start.is_finite() || !stop.is_finite() || !step.is_finite() {
@@ -288,7 +381,10 @@ impl<T: Element> Array<T> {
         let n = ((stop - start) / step).ceil();
         let n = if n > T::zero() {
             n.to_usize().ok_or_else(|| {
-                Error::InvalidArgument(format!("arange of {n} elements is too large"))
+                Error::InvalidArgument(format!(
+                    "arange of {n:e} elements is too long: an array has at most {} elements",
+                    usize::MAX
+                ))
             })?
         } else {
             0
@@ -296,7 +392,7 @@ impl<T: Element> Array<T> {
         // As NumPy's fill: element i is start + i*delta with delta the difference of
         // the first two elements (not `step`, and not by repeated addition).
         let delta = (start + step) - start;
-        let mut a = filled_vec(n, T::zero());
+        let mut a = try_filled(&[n], T::zero())?;
         for (i, o) in a.payload_mut().iter_mut().enumerate() {
             *o = match i {
                 0 => start,
@@ -308,14 +404,16 @@ impl<T: Element> Array<T> {
     }
 
     /// NumPy's `linspace` with `endpoint=True`: `num` evenly spaced values from
-    /// `start` to `stop` inclusive.
+    /// `start` to `stop` inclusive, or [`Error::Alloc`] when the array cannot be
+    /// allocated.
     ///
     /// ```
-    /// let a = ndsimd::Array::linspace(0.0, 1.0, 5);
+    /// let a = ndsimd::Array::try_linspace(0.0, 1.0, 5).unwrap();
     /// assert_eq!(a.to_vec(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// assert!(ndsimd::Array::<f64>::try_linspace(0.0, 1.0, usize::MAX).is_err());
     /// ```
-    pub fn linspace(start: T, stop: T, num: usize) -> Self {
-        let mut a = filled_vec(num, start);
+    pub fn try_linspace(start: T, stop: T, num: usize) -> Result<Self> {
+        let mut a = try_filled(&[num], start)?;
         if num > 1 {
             let div = T::from_usize(num - 1).unwrap();
             let step = (stop - start) / div;
@@ -326,35 +424,71 @@ impl<T: Element> Array<T> {
             // As NumPy: the last element is exactly `stop`.
             v[num - 1] = stop;
         }
-        Self::from_aligned(&[num], a)
+        Ok(Self::from_aligned(&[num], a))
+    }
+
+    /// NumPy's `linspace` with `endpoint=True`. Panics with the message of
+    /// [`try_linspace`](Self::try_linspace)'s error.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::linspace(0.0, 1.0, 5);
+    /// assert_eq!(a.to_vec(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// ```
+    pub fn linspace(start: T, stop: T, num: usize) -> Self {
+        or_panic(Self::try_linspace(start, stop, num))
     }
 
     /// NumPy's `eye(rows, cols, k)`: ones on the `k`-th diagonal (k > 0 above the
-    /// main diagonal), zeros elsewhere.
+    /// main diagonal), zeros elsewhere; or the error of
+    /// [`try_zeros`](Self::try_zeros).
     ///
     /// ```
-    /// let a = ndsimd::Array::<f64>::eye(2, 3, 1);
+    /// let a = ndsimd::Array::<f64>::try_eye(2, 3, 1).unwrap();
     /// assert_eq!(a.to_vec(), vec![0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+    /// assert!(ndsimd::Array::<f64>::try_eye(1 << 40, 1 << 40, 0).is_err());
     /// ```
-    pub fn eye(rows: usize, cols: usize, k: isize) -> Self {
-        let mut a = Self::zeros(&[rows, cols]);
+    pub fn try_eye(rows: usize, cols: usize, k: isize) -> Result<Self> {
+        let mut a = Self::try_zeros(&[rows, cols])?;
         for r in 0..rows {
             let c = r as isize + k;
             if c >= 0 && (c as usize) < cols {
                 a.data[a.offset + r * cols + c as usize] = T::one();
             }
         }
-        a
+        Ok(a)
     }
 
-    /// NumPy's `identity(n)`: the `n`×`n` identity matrix.
+    /// NumPy's `eye(rows, cols, k)`. Panics with the message of
+    /// [`try_eye`](Self::try_eye)'s error.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f64>::eye(2, 3, 1);
+    /// assert_eq!(a.to_vec(), vec![0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+    /// ```
+    pub fn eye(rows: usize, cols: usize, k: isize) -> Self {
+        or_panic(Self::try_eye(rows, cols, k))
+    }
+
+    /// NumPy's `identity(n)`: the `n`×`n` identity matrix, or the error of
+    /// [`try_zeros`](Self::try_zeros).
+    ///
+    /// ```
+    /// let a = ndsimd::Array::<f32>::try_identity(2).unwrap();
+    /// assert_eq!(a.to_vec(), vec![1.0, 0.0, 0.0, 1.0]);
+    /// ```
+    pub fn try_identity(n: usize) -> Result<Self> {
+        Self::try_eye(n, n, 0)
+    }
+
+    /// NumPy's `identity(n)`. Panics with the message of
+    /// [`try_identity`](Self::try_identity)'s error.
     ///
     /// ```
     /// let a = ndsimd::Array::<f32>::identity(2);
     /// assert_eq!(a.to_vec(), vec![1.0, 0.0, 0.0, 1.0]);
     /// ```
     pub fn identity(n: usize) -> Self {
-        Self::eye(n, n, 0)
+        or_panic(Self::try_identity(n))
     }
 }
 

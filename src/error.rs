@@ -79,8 +79,72 @@ pub enum Error {
         /// The shape the output array has.
         found: Vec<usize>,
     },
+    /// An array that cannot be allocated: its bytes exceed `isize::MAX` (the most
+    /// one allocation may hold), or the allocator refused them.
+    ///
+    /// ```
+    /// use ndsimd::{Array, Error};
+    /// let err = Array::<f64>::try_zeros(&[1 << 61]).unwrap_err();
+    /// assert!(matches!(err, Error::Alloc { bytes: Some(b), .. } if b == 1 << 64));
+    /// assert!(err.to_string().starts_with(
+    ///     "array is too big: shape [2305843009213693952] of float64 spans 18446744073709551616 bytes"
+    /// ));
+    /// ```
+    Alloc {
+        /// The shape asked for.
+        shape: Vec<usize>,
+        /// NumPy's name of the element type (`"float64"`).
+        dtype: &'static str,
+        /// The bytes the shape spans: the element size times the product of its
+        /// non-zero dimensions (NumPy's measure, so an empty shape whose other
+        /// dimensions are huge is too big as well); `None` past `u128::MAX`.
+        bytes: Option<u128>,
+    },
     /// Any other invalid argument (a zero step, a non-permutation, too many axes).
     InvalidArgument(String),
+}
+
+/// The most bytes one array may span: `isize::MAX` (the bound of every Rust
+/// allocation), less the room that puts the first element on a cache line.
+pub(crate) const MAX_ALLOC_BYTES: u128 = isize::MAX as u128 - 64;
+
+impl Error {
+    /// [`Error::Alloc`] for an array of `shape` with elements of `itemsize` bytes.
+    pub(crate) fn alloc(shape: &[usize], dtype: &'static str, itemsize: usize) -> Error {
+        Error::Alloc {
+            shape: shape.to_vec(),
+            dtype,
+            bytes: span_bytes(shape, itemsize),
+        }
+    }
+}
+
+/// `itemsize` times the product of the non-zero dimensions of `shape`, if it fits
+/// `u128`.
+pub(crate) fn span_bytes(shape: &[usize], itemsize: usize) -> Option<u128> {
+    shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(itemsize as u128, |acc, &d| acc.checked_mul(d as u128))
+}
+
+/// `bytes` in the largest binary unit that keeps it at least 1 ("8.00 TiB").
+fn human_bytes(bytes: u128) -> String {
+    const UNITS: [&str; 9] = [
+        "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB",
+    ];
+    let mut k = 0;
+    while k + 1 < UNITS.len() && bytes >> (10 * (k + 1)) != 0 {
+        k += 1;
+    }
+    if k == 0 {
+        return format!("{bytes} bytes");
+    }
+    format!(
+        "{:.2} {}",
+        bytes as f64 / (1u128 << (10 * k)) as f64,
+        UNITS[k]
+    )
 }
 
 /// `Result` with [`Error`].
@@ -153,6 +217,36 @@ impl fmt::Display for Error {
                 ShapeFmt(found),
                 ShapeFmt(expected)
             ),
+            Alloc {
+                shape,
+                dtype,
+                bytes: Some(b),
+            } if *b <= MAX_ALLOC_BYTES => write!(
+                f,
+                "unable to allocate {b} bytes ({}) for an array of shape {} and data type {dtype}",
+                human_bytes(*b),
+                ShapeFmt(shape)
+            ),
+            Alloc {
+                shape,
+                dtype,
+                bytes,
+            } => {
+                write!(
+                    f,
+                    "array is too big: shape {} of {dtype} spans ",
+                    ShapeFmt(shape)
+                )?;
+                match bytes {
+                    Some(b) => write!(f, "{b} bytes ({})", human_bytes(*b))?,
+                    None => f.write_str("more than 2^128 bytes")?,
+                }
+                write!(
+                    f,
+                    ", more than the {} bytes one allocation may hold",
+                    isize::MAX
+                )
+            }
             InvalidArgument(msg) => f.write_str(msg),
         }
     }

@@ -1,9 +1,19 @@
 //! Reading and writing NumPy `.npy` files.
 //!
-//! Supported: format versions 1.0, 2.0 and 3.0; element types `f64` (`'<f8'`, `'>f8'`),
-//! `f32` (`'<f4'`, `'>f4'`) and `bool` (`'|b1'`, one byte per element: NumPy writes 0 or 1,
-//! and any non-zero byte reads as `true`, as NumPy reads it); C order and Fortran order (`fortran_order: True` files are
-//! read into a standard-layout, C-order array holding the same logical values).
+//! Supported: format versions 1.0, 2.0 and 3.0; element types `f64`, `f32` and `bool`
+//! (one byte per element: NumPy writes 0 or 1, and any non-zero byte reads as `true`, as
+//! NumPy reads it), in every spelling of the descr that `np.load` accepts for them
+//! (`'<f8'`, `'=f8'`, `'f8'`, `'<d'`, `'float64'`, `'>f8'`, ...; `'<f4'`, `'f'`, ...;
+//! `'|b1'`, `'<b1'`, `'?'`, `'bool'`, ...), either byte order; C order and Fortran order
+//! (`fortran_order: True` files are read into a standard-layout, C-order array holding
+//! the same logical values).
+//!
+//! The header is read as `np.load` reads it (Python literal syntax), for what `.npy`
+//! writers produce: dict keys in any order (a repeated key keeps its last value), either
+//! quote, Python 3 integer literals (`0x10`, `1_000`; `02` is refused, as Python refuses
+//! it) and the Python 2 `L` suffix. Rarer literal syntax `np.load` also takes (string
+//! escapes, prefixes and concatenation, comments, line continuations) is refused.
+//! `tests/data/npy_headers.tsv` lists NumPy's verdict on each spelling; ndsimd's match.
 //!
 //! Writing always produces what `numpy.save` produces for a C-contiguous array of the same
 //! shape and dtype: format version 1.0 (2.0 only for a header too long for 1.0), the
@@ -13,6 +23,10 @@
 //! Malformed input (bad magic, unsupported version, a header that is not the expected
 //! Python dict literal, an unsupported dtype, a truncated file, a data length that does not
 //! match the shape) is reported as an [`io::ErrorKind::InvalidData`] error, never a panic.
+//! Bytes after the array are such an error too, where `np.load` ignores them: a file that
+//! is not one whole array is corrupt or not what [`write`] made. Nothing is allocated
+//! before the header's shape is checked against the bytes there are, and [`read`] reads
+//! only regular files (see there).
 //!
 //! ```
 //! use ndsimd::{npy, Array};
@@ -30,7 +44,8 @@
 //! ```
 
 use std::fmt::Write as _;
-use std::io;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
 use std::path::Path;
 
 use crate::{Array, ArrayView, DType};
@@ -132,13 +147,121 @@ impl NpyElement for bool {
 
 /// Reads a `.npy` file into a standard-layout (C-order) array.
 ///
-/// Errors: those of [`std::fs::read`] (with the path added to the message), and
-/// [`io::ErrorKind::InvalidData`] for anything [`from_bytes`] rejects.
+/// Only a regular file is read: a directory ([`io::ErrorKind::IsADirectory`]) and
+/// a device, FIFO or socket ([`io::ErrorKind::InvalidInput`]) are refused before
+/// they are opened, so `/dev/zero` is not read until memory runs out and a FIFO
+/// without a writer cannot block the call. The header is read first and its shape
+/// checked against the file's length; only then is the array allocated (an
+/// [`io::ErrorKind::OutOfMemory`] error naming the shape and bytes when it cannot
+/// be) and the data read into it in bounded chunks, never more than the header
+/// promises.
+///
+/// Errors carry the path. Besides the above: those of opening and reading the
+/// file, and [`io::ErrorKind::InvalidData`] for anything [`from_bytes`] rejects,
+/// including a data length that is not the shape's (a truncated file, or bytes
+/// after the array, which `np.load` ignores) and a file that changes length while
+/// it is read.
+///
+/// ```
+/// use ndsimd::{npy, Array};
+/// let path = std::env::temp_dir().join(format!("ndsimd-doc-read-{}.npy", std::process::id()));
+/// npy::write(&path, &Array::<f32>::ones(&[2, 2]).view()).unwrap();
+/// assert_eq!(npy::read::<f32>(&path).unwrap().to_vec(), vec![1.0; 4]);
+/// std::fs::remove_file(&path).unwrap();
+/// # #[cfg(target_os = "linux")]
+/// assert!(npy::read::<f64>("/dev/zero").unwrap_err().to_string().contains("not a regular file"));
+/// ```
 pub fn read<T: NpyElement + DType>(path: impl AsRef<Path>) -> io::Result<Array<T>> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    from_bytes(&bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    let with_path = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let (mut file, len) = open_regular(path).map_err(with_path)?;
+    read_file(&mut file, len).map_err(with_path)
+}
+
+/// Opens a regular file for reading and returns it with its length. Anything else
+/// is refused before it is opened, as the file scan does: opening a FIFO blocks
+/// until a writer comes, and a device such as `/dev/zero` never ends.
+fn open_regular(path: &Path) -> io::Result<(File, u64)> {
+    check_regular(&std::fs::metadata(path)?)?;
+    let mut options = OpenOptions::new();
+    options.read(true);
+    // A FIFO put in the file's place after the check would block a plain open;
+    // regular files ignore the flag.
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    check_regular(&meta)?;
+    Ok((file, meta.len()))
+}
+
+fn check_regular(meta: &std::fs::Metadata) -> io::Result<()> {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    if !t.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a device, FIFO or socket cannot be read as .npy)",
+        ));
+    }
+    Ok(())
+}
+
+/// The body is read and decoded this many bytes at a time (a multiple of every
+/// item size).
+const READ_CHUNK: usize = 64 << 10;
+
+/// [`read`] on an open regular file of `len` bytes.
+fn read_file<T: NpyElement + DType>(file: &mut File, len: u64) -> io::Result<Array<T>> {
+    // The magic string, the version and the header length: at most 12 bytes.
+    let mut head = Vec::new();
+    read_more(file, &mut head, len.min(12) as usize)?;
+    let (start, header_len, _) = prefix(&head, len)?;
+    read_more(file, &mut head, start + header_len)?;
+    let (header, _) = split_header(&head)?;
+    let layout = Layout::of::<T>(&header)?;
+    // Fits: `start + header_len <= len` was checked by `prefix`.
+    let have = len - (start + header_len) as u64;
+    if have != layout.nbytes as u64 {
+        return Err(length_error(&header, layout.nbytes, have));
+    }
+    let mut values = layout.alloc::<T>(&header)?;
+    let mut buf = vec![0u8; READ_CHUNK.min(layout.nbytes)];
+    for out in values.payload_mut().chunks_mut(READ_CHUNK / T::ITEMSIZE) {
+        let bytes = &mut buf[..out.len() * T::ITEMSIZE];
+        file.read_exact(bytes).map_err(|e| match e.kind() {
+            io::ErrorKind::UnexpectedEof => invalid(format!(
+                "truncated .npy file: it had {len} bytes but ended early while read"
+            )),
+            _ => e,
+        })?;
+        decode_into(out, bytes, layout.big_endian);
+    }
+    if file.read(&mut [0u8; 1])? != 0 {
+        return Err(invalid(format!(
+            "bad .npy file: it had {len} bytes but grew while read"
+        )));
+    }
+    Ok(finish(&header, values))
+}
+
+/// Appends bytes from `file` to `buf` until it holds `upto` (the file's length
+/// bounds `upto`, so a file that ends sooner changed while it was read).
+fn read_more(file: &mut File, buf: &mut Vec<u8>, upto: usize) -> io::Result<()> {
+    let from = buf.len();
+    buf.resize(upto.max(from), 0);
+    file.read_exact(&mut buf[from..])
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::UnexpectedEof => {
+                invalid("truncated .npy file: it ended early while its header was read")
+            }
+            _ => e,
+        })
 }
 
 /// Parses the bytes of a `.npy` file into a standard-layout (C-order) array.
@@ -146,12 +269,24 @@ pub fn read<T: NpyElement + DType>(path: impl AsRef<Path>) -> io::Result<Array<T
 /// A file whose dtype is not `T`'s (for example a `'<f4'` file read as `f64`) is an
 /// [`io::ErrorKind::InvalidData`] error naming both dtypes; so are a bad magic string, an
 /// unsupported format version, a malformed header, and a data length that does not match
-/// the shape.
+/// the shape. The array is allocated only once the bytes are known to hold it; one
+/// that cannot be allocated is an [`io::ErrorKind::OutOfMemory`] error naming its shape
+/// and bytes.
+///
+/// ```
+/// let file = ndsimd::npy::to_bytes(&ndsimd::Array::<f64>::ones(&[3]).view());
+/// let err = ndsimd::npy::from_bytes::<f64>(&file[..file.len() - 1]).unwrap_err();
+/// assert!(err.to_string().contains("needs 24 data bytes but the file has 23"));
+/// ```
 pub fn from_bytes<T: NpyElement + DType>(bytes: &[u8]) -> io::Result<Array<T>> {
-    let (shape, data) = decode::<T>(bytes)?;
-    crate::array::check_ndim(shape.len())
-        .map_err(|e| invalid(format!("cannot build an array of shape {shape:?}: {e}")))?;
-    Ok(Array::from_aligned(&shape, data))
+    let (header, data) = split_header(bytes)?;
+    let layout = Layout::of::<T>(&header)?;
+    if data.len() != layout.nbytes {
+        return Err(length_error(&header, layout.nbytes, data.len() as u64));
+    }
+    let mut values = layout.alloc::<T>(&header)?;
+    decode_into(values.payload_mut(), data, layout.big_endian);
+    Ok(finish(&header, values))
 }
 
 /// Writes `array` to a `.npy` file (format version 1.0, little-endian, C order).
@@ -241,8 +376,10 @@ struct Header {
     shape: Vec<usize>,
 }
 
-/// Splits `bytes` into the parsed header and the data bytes.
-fn split_header(bytes: &[u8]) -> io::Result<(Header, &[u8])> {
+/// Parses the fixed prefix at the start of `bytes` of a file of `len` bytes: where
+/// the header starts, its length, and whether it is UTF-8 (else Latin-1). Errors
+/// unless the file holds the whole header.
+fn prefix(bytes: &[u8], len: u64) -> io::Result<(usize, usize, bool)> {
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err(invalid(
             "not a .npy file: it does not start with the magic string \\x93NUMPY",
@@ -271,13 +408,20 @@ fn split_header(bytes: &[u8]) -> io::Result<(Header, &[u8])> {
         .rev()
         .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
     let start = 8 + len_bytes;
-    let Some(header_bytes) = bytes.get(start..).and_then(|rest| rest.get(..header_len)) else {
+    let follow = len - start as u64;
+    if header_len as u64 > follow {
         return Err(invalid(format!(
-            "truncated .npy file: the header is {header_len} bytes long but only {} bytes follow \
-             the header length",
-            bytes.len() - start
+            "truncated .npy file: the header is {header_len} bytes long but only {follow} bytes \
+             follow the header length"
         )));
-    };
+    }
+    Ok((start, header_len, utf8))
+}
+
+/// Splits `bytes` into the parsed header and the data bytes.
+fn split_header(bytes: &[u8]) -> io::Result<(Header, &[u8])> {
+    let (start, header_len, utf8) = prefix(bytes, bytes.len() as u64)?;
+    let header_bytes = &bytes[start..start + header_len];
     let header_text: std::borrow::Cow<'_, str> = if utf8 {
         std::str::from_utf8(header_bytes)
             .map_err(|e| invalid(format!("bad .npy header: not valid UTF-8 ({e})")))?
@@ -294,88 +438,126 @@ fn split_header(bytes: &[u8]) -> io::Result<(Header, &[u8])> {
     Ok((header, &bytes[start + header_len..]))
 }
 
-/// Parses a `.npy` file into its shape and C-order elements.
-fn decode<T: NpyElement + DType>(bytes: &[u8]) -> io::Result<(Vec<usize>, Aligned<T>)> {
-    let (header, data) = split_header(bytes)?;
-    let big_endian = if header.descr == T::DESCR_LE {
-        false
-    } else if header.descr == T::DESCR_BE {
-        true
-    } else if is_supported_descr(&header.descr) {
-        return Err(invalid(format!(
-            "dtype mismatch: the file holds '{}' ({}) but '{}' ({}) was requested",
-            header.descr,
-            descr_name(&header.descr),
-            T::DESCR_LE,
-            T::NAME
-        )));
-    } else {
-        return Err(invalid(format!(
-            "unsupported dtype '{}' (supported: '<f8', '>f8', '<f4', '>f4', '|b1'); '{}' ({}) \
-             was \
-             requested",
-            header.descr,
-            T::DESCR_LE,
-            T::NAME
-        )));
-    };
-    let shape = header.shape;
-    // As NumPy, the product of the non-zero dimensions must fit in `isize` bytes even for
-    // an empty array, so that strides cannot overflow.
-    let nonzero_bytes = shape
-        .iter()
-        .filter(|&&d| d != 0)
-        .try_fold(T::ITEMSIZE, |acc, &d| acc.checked_mul(d))
-        .filter(|&b| isize::try_from(b).is_ok());
-    // The product of all dimensions, computed only once it is known to fit: with a
-    // zero dimension the others may multiply past `usize` before reaching it.
-    let empty = shape.contains(&0);
-    let Some((count, nbytes)) =
-        nonzero_bytes.map(|b| if empty { (0, 0) } else { (b / T::ITEMSIZE, b) })
-    else {
-        return Err(invalid(format!(
-            "bad .npy header: the shape {shape:?} is too large"
-        )));
-    };
-    if data.len() != nbytes {
-        let what = if data.len() < nbytes {
-            "truncated .npy file"
-        } else {
-            "bad .npy file"
+/// How a header's data is laid out for elements of `T`.
+struct Layout {
+    big_endian: bool,
+    /// The number of data bytes.
+    nbytes: usize,
+}
+
+impl Layout {
+    /// The layout of `header`'s data read as `T`, or an error for a dtype that is not
+    /// `T`'s, a shape too large, or more axes than an array may have.
+    fn of<T: NpyElement>(header: &Header) -> io::Result<Layout> {
+        let big_endian = match canonical_descr(&header.descr) {
+            Some(c) if c == T::DESCR_LE => false,
+            Some(c) if c == T::DESCR_BE => true,
+            Some(c) => {
+                return Err(invalid(format!(
+                    "dtype mismatch: the file holds '{}' ({}) but '{}' ({}) was requested",
+                    header.descr,
+                    descr_name(c),
+                    T::DESCR_LE,
+                    T::NAME
+                )))
+            }
+            None => {
+                return Err(invalid(format!(
+                    "unsupported dtype '{}' (supported: float64, float32 and bool, in any \
+                     spelling NumPy reads them: '<f8', '>f8', 'f8', 'd', 'float64', '<f4', \
+                     'f', '|b1', '?', 'bool', ...); '{}' ({}) was requested",
+                    header.descr,
+                    T::DESCR_LE,
+                    T::NAME
+                )))
+            }
         };
-        return Err(invalid(format!(
-            "{what}: shape {shape:?} of '{}' needs {nbytes} data bytes but the file has {}",
-            header.descr,
-            data.len()
-        )));
+        let shape = &header.shape;
+        crate::array::check_ndim(shape.len())
+            .map_err(|e| invalid(format!("cannot build an array of shape {shape:?}: {e}")))?;
+        // As NumPy, the product of the non-zero dimensions must fit in `isize` bytes
+        // even for an empty array, so that strides cannot overflow.
+        let nonzero_bytes = shape
+            .iter()
+            .filter(|&&d| d != 0)
+            .try_fold(T::ITEMSIZE, |acc, &d| acc.checked_mul(d))
+            .filter(|&b| isize::try_from(b).is_ok());
+        let Some(nonzero_bytes) = nonzero_bytes else {
+            return Err(invalid(format!(
+                "bad .npy header: the shape {shape:?} is too large"
+            )));
+        };
+        let nbytes = if shape.contains(&0) { 0 } else { nonzero_bytes };
+        Ok(Layout { big_endian, nbytes })
     }
-    // Decoded straight into a buffer that starts on a cache line, as every array
-    // the library allocates.
-    let mut values = Aligned::filled(count, T::default());
-    for (v, c) in values
-        .payload_mut()
-        .iter_mut()
-        .zip(data.chunks_exact(T::ITEMSIZE))
-    {
+
+    /// The buffer for the elements, once the file is known to hold them: an
+    /// [`io::ErrorKind::OutOfMemory`] error naming the shape and bytes when it
+    /// cannot be allocated.
+    fn alloc<T: NpyElement + DType>(&self, header: &Header) -> io::Result<Aligned<T>> {
+        crate::array::try_filled(&header.shape, T::default())
+            .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()))
+    }
+}
+
+/// The error for data of `have` bytes where the header's shape needs `nbytes`.
+fn length_error(header: &Header, nbytes: usize, have: u64) -> io::Error {
+    let what = if have < nbytes as u64 {
+        "truncated .npy file"
+    } else {
+        "bad .npy file"
+    };
+    invalid(format!(
+        "{what}: shape {:?} of '{}' needs {nbytes} data bytes but the file has {have}",
+        header.shape, header.descr
+    ))
+}
+
+/// Decodes `data` (whole items) into `out`, one element per item.
+fn decode_into<T: NpyElement>(out: &mut [T], data: &[u8], big_endian: bool) {
+    debug_assert_eq!(out.len() * T::ITEMSIZE, data.len());
+    for (v, c) in out.iter_mut().zip(data.chunks_exact(T::ITEMSIZE)) {
         *v = T::decode(c, big_endian);
     }
-    if header.fortran_order && shape.len() > 1 && count > 0 {
-        let c_order = fortran_to_c(&shape, values.payload());
+}
+
+/// The array of `header`'s shape over its decoded elements, reordered into C
+/// order when the file holds them in Fortran order.
+fn finish<T: NpyElement + DType>(header: &Header, mut values: Aligned<T>) -> Array<T> {
+    let shape = &header.shape;
+    if header.fortran_order && shape.len() > 1 && !values.payload().is_empty() {
+        let c_order = fortran_to_c(shape, values.payload());
         values.payload_mut().copy_from_slice(&c_order);
     }
-    Ok((shape, values))
+    Array::from_aligned(shape, values)
 }
 
-fn is_supported_descr(descr: &str) -> bool {
-    matches!(descr, "<f8" | ">f8" | "<f4" | ">f4" | "|b1")
+/// The descr NumPy reads `descr` as, if it is one of ours ('<f8', '>f8', '<f4',
+/// '>f4', '|b1'): every spelling `np.load` accepts for them (NumPy 2.4, whose
+/// `np.dtype` reads a missing, `=` or `|` byte order as the machine's).
+fn canonical_descr(descr: &str) -> Option<&'static str> {
+    let native = |le, be| if cfg!(target_endian = "big") { be } else { le };
+    Some(match descr {
+        "<f8" | "<d" => "<f8",
+        ">f8" | ">d" => ">f8",
+        "=f8" | "|f8" | "f8" | "=d" | "|d" | "d" | "float64" | "float" | "double" => {
+            native("<f8", ">f8")
+        }
+        "<f4" | "<f" => "<f4",
+        ">f4" | ">f" => ">f4",
+        "=f4" | "|f4" | "f4" | "=f" | "|f" | "f" | "float32" | "single" => native("<f4", ">f4"),
+        "|b1" | "<b1" | ">b1" | "=b1" | "b1" | "?" | "|?" | "<?" | ">?" | "=?" | "bool"
+        | "bool_" => "|b1",
+        _ => return None,
+    })
 }
 
-fn descr_name(descr: &str) -> &'static str {
-    match descr {
+/// NumPy's name of a canonical descr.
+fn descr_name(canonical: &str) -> &'static str {
+    match canonical {
         "<f8" | ">f8" => "float64",
         "<f4" | ">f4" => "float32",
-        "|b1" => "bool",
-        _ => "unsupported",
+        _ => "bool",
     }
 }
 
@@ -431,7 +613,8 @@ fn header_err(msg: impl std::fmt::Display) -> io::Error {
 impl Parser<'_> {
     fn skip_ws(&mut self) {
         while let Some(&c) = self.s.get(self.pos) {
-            if c == b' ' || c == b'\t' || c == b'\n' || c == b'\r' {
+            // Python's whitespace, form feed included.
+            if matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c') {
                 self.pos += 1;
             } else {
                 break;
@@ -539,22 +722,9 @@ impl Parser<'_> {
                 let neg = c == b'-';
                 if c == b'-' || c == b'+' {
                     self.pos += 1;
+                    self.skip_ws();
                 }
-                let start = self.pos;
-                while self.s.get(self.pos).is_some_and(u8::is_ascii_digit) {
-                    self.pos += 1;
-                }
-                if start == self.pos {
-                    return Err(header_err(format!("expected digits at byte {start}")));
-                }
-                let digits = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
-                // Python 2 long suffix, as written by old NumPy versions.
-                if matches!(self.s.get(self.pos), Some(b'L' | b'l')) {
-                    self.pos += 1;
-                }
-                let n: u64 = digits
-                    .parse()
-                    .map_err(|_| header_err(format!("integer {digits} is too large")))?;
+                let n = self.int()?;
                 Ok(if neg && n != 0 {
                     PyValue::Other("a negative integer")
                 } else {
@@ -586,6 +756,80 @@ impl Parser<'_> {
                 self.pos
             ))),
         }
+    }
+
+    /// An integer literal as Python 3 writes one (what `np.load`'s `literal_eval`
+    /// reads): decimal without leading zeros (`0` and `00` are zero, `02` is an
+    /// error), `0x`/`0o`/`0b` with their digits, single `_` between digits; then
+    /// the Python 2 long suffix `L` NumPy drops from old files (its filter takes it
+    /// as a separate token, so `2 L` too, but not `2l`).
+    fn int(&mut self) -> io::Result<u64> {
+        let start = self.pos;
+        let rest = &self.s[start..];
+        let radix = match rest {
+            [b'0', b'x' | b'X', ..] => 16,
+            [b'0', b'o' | b'O', ..] => 8,
+            [b'0', b'b' | b'B', ..] => 2,
+            _ => 10,
+        };
+        let mut i = if radix == 10 { 0 } else { 2 };
+        let mut digits = String::new();
+        // Python allows one `_` after the radix prefix, and between digits.
+        let mut after_underscore = radix != 10 && rest.get(i) == Some(&b'_');
+        if after_underscore {
+            i += 1;
+        }
+        while let Some(&c) = rest.get(i) {
+            if char::from(c).is_digit(radix) {
+                digits.push(char::from(c));
+                after_underscore = false;
+            } else if c == b'_' && !after_underscore && !digits.is_empty() {
+                after_underscore = true;
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        let bad = |what: &str| {
+            header_err(format!(
+                "invalid integer literal '{}' at byte {start} ({what})",
+                String::from_utf8_lossy(&rest[..(i + 1).min(rest.len())])
+            ))
+        };
+        if digits.is_empty() {
+            return Err(bad("no digits"));
+        }
+        if after_underscore {
+            return Err(bad("a trailing '_'"));
+        }
+        if radix == 10
+            && digits.len() > 1
+            && digits.starts_with('0')
+            && digits.contains(|c| c != '0')
+        {
+            return Err(bad("leading zeros, which Python does not allow"));
+        }
+        if rest
+            .get(i)
+            .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        {
+            // Only the `L` suffix may follow, and it is checked below.
+            if rest.get(i) != Some(&b'L') {
+                return Err(bad("not a Python integer"));
+            }
+        }
+        self.pos += i;
+        // Python 2 long suffix, as written by old NumPy versions.
+        let save = self.pos;
+        self.skip_ws();
+        let is_ident = |c: Option<&u8>| c.is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_');
+        if self.s.get(self.pos) == Some(&b'L') && !is_ident(self.s.get(self.pos + 1)) {
+            self.pos += 1;
+        } else {
+            self.pos = save;
+        }
+        u64::from_str_radix(&digits, radix)
+            .map_err(|_| header_err(format!("integer {digits} is too large")))
     }
 
     /// Parses the top-level dict: `{'key': value, ...}` followed only by whitespace.
@@ -632,60 +876,61 @@ fn parse_header(text: &str) -> io::Result<Header> {
         pos: 0,
     };
     let entries = p.dict()?;
-    let mut descr = None;
-    let mut fortran_order = None;
-    let mut shape = None;
+    // As a Python dict literal: a repeated key keeps its last value.
+    let (mut descr, mut fortran_order, mut shape) = (None, None, None);
     for (key, value) in entries {
-        match (key.as_str(), value) {
-            ("descr", PyValue::Str(s)) if descr.is_none() => descr = Some(s),
-            ("descr", v) if descr.is_none() => {
-                return Err(header_err(format!(
-                    "unsupported 'descr' {v:?} (supported: '<f8', '>f8', '<f4', '>f4')"
-                )))
-            }
-            ("fortran_order", PyValue::Bool(b)) if fortran_order.is_none() => {
-                fortran_order = Some(b);
-            }
-            ("fortran_order", v) if fortran_order.is_none() => {
-                return Err(header_err(format!(
-                    "'fortran_order' must be True or False, not {v:?}"
-                )))
-            }
-            ("shape", PyValue::Tuple(items)) if shape.is_none() => {
-                let mut dims = Vec::with_capacity(items.len());
-                for item in items {
-                    match item {
-                        PyValue::Int(n) => dims.push(usize::try_from(n).map_err(|_| {
-                            header_err(format!("dimension {n} in 'shape' is too large"))
-                        })?),
-                        other => {
-                            return Err(header_err(format!(
-                                "'shape' must be a tuple of non-negative integers, found {other:?}"
-                            )))
-                        }
-                    }
-                }
-                shape = Some(dims);
-            }
-            ("shape", v) if shape.is_none() => {
-                return Err(header_err(format!("'shape' must be a tuple, not {v:?}")))
-            }
-            ("descr" | "fortran_order" | "shape", _) => {
-                return Err(header_err(format!("duplicate key '{key}'")))
-            }
-            (other, _) => return Err(header_err(format!("unexpected key '{other}'"))),
+        match key.as_str() {
+            "descr" => descr = Some(value),
+            "fortran_order" => fortran_order = Some(value),
+            "shape" => shape = Some(value),
+            other => return Err(header_err(format!("unexpected key '{other}'"))),
         }
     }
-    match (descr, fortran_order, shape) {
-        (Some(descr), Some(fortran_order), Some(shape)) => Ok(Header {
-            descr,
-            fortran_order,
-            shape,
-        }),
-        _ => Err(header_err(
+    let (Some(descr), Some(fortran_order), Some(shape)) = (descr, fortran_order, shape) else {
+        return Err(header_err(
             "missing key: 'descr', 'fortran_order' and 'shape' are required",
-        )),
+        ));
+    };
+    let descr = match descr {
+        PyValue::Str(s) => s,
+        v => {
+            return Err(header_err(format!(
+                "unsupported 'descr' {v:?} (supported: a string naming float64, float32 or bool)"
+            )))
+        }
+    };
+    let fortran_order = match fortran_order {
+        PyValue::Bool(b) => b,
+        v => {
+            return Err(header_err(format!(
+                "'fortran_order' must be True or False, not {v:?}"
+            )))
+        }
+    };
+    let PyValue::Tuple(items) = shape else {
+        return Err(header_err(format!(
+            "'shape' must be a tuple, not {shape:?}"
+        )));
+    };
+    let mut dims = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            PyValue::Int(n) => dims.push(
+                usize::try_from(n)
+                    .map_err(|_| header_err(format!("dimension {n} in 'shape' is too large")))?,
+            ),
+            other => {
+                return Err(header_err(format!(
+                    "'shape' must be a tuple of non-negative integers, found {other:?}"
+                )))
+            }
+        }
     }
+    Ok(Header {
+        descr,
+        fortran_order,
+        shape: dims,
+    })
 }
 
 #[cfg(test)]
@@ -1015,7 +1260,8 @@ mod tests {
             ("{'descr': '<f8', 'shape': (2,)}", "missing key"),
             ("{'fortran_order': False, 'shape': (2,)}", "missing key"),
             ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': 1}", "unexpected key 'x'"),
-            ("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (2,)}", "duplicate key"),
+            // A repeated key keeps its last value, as in Python: here 1, not a dtype.
+            ("{'descr': '<f8', 'descr': 1, 'fortran_order': False, 'shape': (2,)}", "unsupported 'descr' Int(1)"),
             ("{'descr': '<f8', 'fortran_order': 0, 'shape': (2,)}", "'fortran_order' must be True or False"),
             ("{'descr': '<f8', 'fortran_order': false, 'shape': (2,)}", "unexpected name 'false'"),
             ("{'descr': '<f8', 'fortran_order': False, 'shape': [2]}", "'shape' must be a tuple"),
@@ -1033,7 +1279,7 @@ mod tests {
             ("{'descr': '<f8, 'fortran_order': False, 'shape': (2,)}", "expected ',' or '}'"),
             ("{'descr': '<f8\\n', 'fortran_order': False, 'shape': (2,)}", "escape"),
             ("{'descr': '<c16', 'fortran_order': False, 'shape': (2,)}", "unsupported dtype '<c16'"),
-            ("{'descr': '=f8', 'fortran_order': False, 'shape': (2,)}", "unsupported dtype '=f8'"),
+            ("{'descr': '<f8 ', 'fortran_order': False, 'shape': (2,)}", "unsupported dtype '<f8 '"),
             ("{1: '<f8', 'fortran_order': False, 'shape': (2,)}", "not a string"),
             ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)}\u{e9}", "unexpected text"),
             ("{'descr': '<f8', 'fortran_order': False, 'shape': @}", "unexpected character '@'"),

@@ -634,6 +634,8 @@ macro_rules! binary_methods {
                     return Ok(out);
                 }
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
+                // Broadcasting can ask for far more than either operand holds.
+                crate::array::check_alloc::<T>(&shape)?;
                 let lhs = Operand::Array(self.view());
                 if let Some(out) = broadcast_alloc(&table::<T>().$field, &lhs, &rhs, &shape) {
                     return Ok(out);

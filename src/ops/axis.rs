@@ -61,7 +61,7 @@
 //!   `prod`, `max`, `min`, `argmax` and `argmin` accept `axis=0` and `axis=-1` on a 0-d
 //!   array as a legacy special case; its `mean` raises. ndsimd raises for all.)
 
-use crate::array::{filled_vec, normalize_axis, Array, ArrayBase, ArrayView, Data};
+use crate::array::{normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::{DType, Element};
 use ndsimd_kernels::{par, BinaryOp, Table};
@@ -621,8 +621,9 @@ fn fold_axis<T: Element>(
         }
         Fold::Max | Fold::Min => T::zero(),
     };
-    let total: usize = shape.iter().product();
-    let mut out = filled_vec(total, identity);
+    // An empty axis can ask for far more than the input holds.
+    let mut out = try_filled(&shape, identity)?;
+    let total = out.payload().len();
     if n == 0 || total == 0 {
         // An empty result, or (an empty axis) the identity everywhere.
         return Ok(Array::from_aligned(&shape, out));

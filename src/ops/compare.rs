@@ -48,7 +48,7 @@ macro_rules! comparisons {
             pub fn $name<'b>(&self, rhs: impl IntoOperand<'b, T>) -> Result<Array<bool>> {
                 let rhs = rhs.into_operand();
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
-                let mut out = Array::<bool>::from_elem(&shape, false);
+                let mut out = Array::<bool>::try_from_elem(&shape, false)?;
                 let t = <T as KernelElement>::table();
                 zip_exec(move |a, b, o| call_cmp(&t.$field, &t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, &mut out);
                 Ok(out)

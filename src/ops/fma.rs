@@ -167,7 +167,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     ) -> Result<Array<T>> {
         let (b, c) = (b.into_operand(), c.into_operand());
         let shape = fma_shape(self.shape(), &b, &c)?;
-        let mut out = Array::zeros(&shape);
+        let mut out = Array::try_zeros(&shape)?;
         fma_exec(&Operand::Array(self.view()), &b, &c, &mut out);
         Ok(out)
     }

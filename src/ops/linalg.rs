@@ -286,14 +286,14 @@ fn product_new<T: Element>(
 ) -> Result<Array<T>> {
     if let ([m, k], [kb, n]) = (a.shape(), b.shape()) {
         if k == kb {
-            let mut out = Array::zeros(&[*m, *n]);
+            let mut out = Array::try_zeros(&[*m, *n])?;
             if matmul_2d(T::one(), a, b, T::zero(), &mut out) {
                 return Ok(out);
             }
         }
     }
     let s = matmul_shape(op, a.shape(), b.shape())?;
-    let mut out = Array::zeros(&s.out);
+    let mut out = Array::try_zeros(&s.out)?;
     matmul_exec(&s, T::one(), &a.view(), &b.view(), T::zero(), &mut out);
     Ok(out)
 }
