@@ -61,9 +61,9 @@ impl SliceArg {
 }
 
 /// The exclusive stop just after index `i`: `i + 1`, except that `-1` (the last
-/// element) gives "the end" and `isize::MAX` stays put. `isize::MAX` stands for the
-/// end in both directions, as NumPy's `a[:huge]` and `a[:huge:-1]` clip it to the
-/// axis, so `..=-1` means through the last element whatever the step.
+/// element) gives the axis' length and `isize::MAX` stays put. `isize::MAX` stands
+/// for the length in both directions, as NumPy clips `a[:huge]` and `a[:huge:-1]`
+/// exactly as `a[:len]` and `a[:len:-1]`, so `a..=-1;step` is `a[a:len:step]`.
 fn stop_after(i: isize) -> isize {
     if i == -1 {
         isize::MAX
