@@ -279,8 +279,10 @@ fn shape_tuple(shape: &[usize]) -> String {
 impl<S: Data> fmt::Display for ArrayBase<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.view();
+        // NumPy prints every empty array as `[]`, whatever its rank; the repr
+        // (`Debug`) is where the shape shows.
         if v.is_empty() {
-            return f.write_str(&format!("{}{}", "[".repeat(v.ndim()), "]".repeat(v.ndim())));
+            return f.write_str("[]");
         }
         if v.ndim() == 0 {
             return f.write_str(&v.first().unwrap().format_scalar());
@@ -390,5 +392,38 @@ mod tests {
             format!("{t:?}"),
             "array([[[0., 1.],\n        [2., 3.]],\n\n       [[4., 5.],\n        [6., 7.]]])"
         );
+    }
+
+    /// Every empty array, of every rank and dtype, against NumPy 2.4's
+    /// `str(np.zeros(shape, dtype))` (always `[]`) and `repr` (the shape beyond 1-D).
+    #[test]
+    fn empty_arrays_as_numpy() {
+        fn check<T: crate::DType>(name: &str) {
+            let shapes: [&[usize]; 9] = [
+                &[0],
+                &[0, 3],
+                &[3, 0],
+                &[2, 0, 4],
+                &[0, 0],
+                &[1, 0],
+                &[0, 1, 1],
+                &[2, 3, 0],
+                &[1, 1, 0, 1],
+            ];
+            for shape in shapes {
+                let a = Array::<T>::from_shape_vec(shape, vec![]).unwrap();
+                assert_eq!(format!("{a}"), "[]", "{shape:?} {name}");
+                assert_eq!(format!("{}", a.view()), "[]", "view {shape:?} {name}");
+                let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+                let repr = match shape {
+                    [_] => format!("array([], dtype={name})"),
+                    _ => format!("array([], shape=({}), dtype={name})", dims.join(", ")),
+                };
+                assert_eq!(format!("{a:?}"), repr, "{shape:?} {name}");
+            }
+        }
+        check::<f64>("float64");
+        check::<f32>("float32");
+        check::<bool>("bool");
     }
 }

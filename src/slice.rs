@@ -39,19 +39,57 @@ pub struct NewAxis;
 
 impl SliceArg {
     /// The same slice with another step. An index `i` becomes the slice `i..i+1`
-    /// with that step, so `s![2;1]` keeps the axis.
+    /// with that step, so `s![2;1]` keeps the axis (and `s![2;-1]` is empty, as
+    /// NumPy's `a[2:3:-1]`).
+    ///
+    /// ```
+    /// use ndsimd::SliceArg;
+    /// let kept = SliceArg::Index(2).with_step(1);
+    /// assert_eq!(kept, SliceArg::Slice { start: Some(2), stop: Some(3), step: 1 });
+    /// ```
     pub fn with_step(self, step: isize) -> SliceArg {
         match self {
             SliceArg::Slice { start, stop, .. } => SliceArg::Slice { start, stop, step },
             SliceArg::Index(i) => SliceArg::Slice {
                 start: Some(i),
-                stop: if i == -1 { None } else { Some(i + 1) },
+                stop: Some(stop_after(i)),
                 step,
             },
             SliceArg::NewAxis => SliceArg::NewAxis,
         }
     }
 }
+
+/// The exclusive stop just after index `i`: `i + 1`, except that `-1` (the last
+/// element) gives the axis' length and `isize::MAX` stays put. `isize::MAX` stands
+/// for the length in both directions, as NumPy clips `a[:huge]` and `a[:huge:-1]`
+/// exactly as `a[:len]` and `a[:len:-1]`, so `a..=-1;step` is `a[a:len:step]`.
+fn stop_after(i: isize) -> isize {
+    if i == -1 {
+        isize::MAX
+    } else {
+        i.saturating_add(1)
+    }
+}
+
+/// Integers that convert to a slice bound or index, saturating at `isize`'s range
+/// (as Python clips huge slice bounds to `Py_ssize_t`): `usize::MAX` becomes
+/// `isize::MAX`, which is past the end of every axis, never a wrapped `-1`.
+trait SatIsize: Copy {
+    fn sat(self) -> isize;
+}
+
+macro_rules! sat_isize {
+    ($($t:ty),*) => {$(
+        impl SatIsize for $t {
+            #[allow(clippy::unnecessary_fallible_conversions)] // isize itself
+            fn sat(self) -> isize {
+                isize::try_from(self).unwrap_or(if self > 0 as $t { isize::MAX } else { isize::MIN })
+            }
+        }
+    )*};
+}
+sat_isize!(isize, usize, i32, i64, u32);
 
 impl From<RangeFull> for SliceArg {
     fn from(_: RangeFull) -> Self {
@@ -73,38 +111,36 @@ macro_rules! slice_from_int {
     ($($t:ty),*) => {$(
         impl From<$t> for SliceArg {
             fn from(i: $t) -> Self {
-                SliceArg::Index(i as isize)
+                SliceArg::Index(i.sat())
             }
         }
         impl From<Range<$t>> for SliceArg {
             fn from(r: Range<$t>) -> Self {
-                SliceArg::Slice { start: Some(r.start as isize), stop: Some(r.end as isize), step: 1 }
+                SliceArg::Slice { start: Some(r.start.sat()), stop: Some(r.end.sat()), step: 1 }
             }
         }
         impl From<RangeInclusive<$t>> for SliceArg {
             fn from(r: RangeInclusive<$t>) -> Self {
-                let end = *r.end() as isize;
                 SliceArg::Slice {
-                    start: Some(*r.start() as isize),
-                    stop: if end == -1 { None } else { Some(end + 1) },
+                    start: Some(r.start().sat()),
+                    stop: Some(stop_after(r.end().sat())),
                     step: 1,
                 }
             }
         }
         impl From<RangeFrom<$t>> for SliceArg {
             fn from(r: RangeFrom<$t>) -> Self {
-                SliceArg::Slice { start: Some(r.start as isize), stop: None, step: 1 }
+                SliceArg::Slice { start: Some(r.start.sat()), stop: None, step: 1 }
             }
         }
         impl From<RangeTo<$t>> for SliceArg {
             fn from(r: RangeTo<$t>) -> Self {
-                SliceArg::Slice { start: None, stop: Some(r.end as isize), step: 1 }
+                SliceArg::Slice { start: None, stop: Some(r.end.sat()), step: 1 }
             }
         }
         impl From<RangeToInclusive<$t>> for SliceArg {
             fn from(r: RangeToInclusive<$t>) -> Self {
-                let end = r.end as isize;
-                SliceArg::Slice { start: None, stop: if end == -1 { None } else { Some(end + 1) }, step: 1 }
+                SliceArg::Slice { start: None, stop: Some(stop_after(r.end.sat())), step: 1 }
             }
         }
     )*};
@@ -118,6 +154,11 @@ slice_from_int!(isize, usize, i32, i64, u32);
 /// reverses an axis as NumPy's `::-1`), a plain integer indexes and removes the
 /// axis, and [`NewAxis`](crate::NewAxis) inserts one. Axes not named are kept whole.
 ///
+/// `a..=b` is `a..b+1` (`..=-1` runs through the last element). Integers of every
+/// type saturate at `isize`'s range, as Python clips huge bounds: `..usize::MAX`
+/// takes the whole axis and the index `usize::MAX` is out of range, never a wrapped
+/// `-1`. A step of `isize::MIN` walks backwards like `-isize::MAX`.
+///
 /// ```
 /// use ndsimd::{s, Array};
 /// let a = Array::<f64>::arange(0.0, 12.0, 1.0).unwrap().into_shape(&[3, 4]).unwrap();
@@ -126,6 +167,9 @@ slice_from_int!(isize, usize, i32, i64, u32);
 /// assert_eq!(v.to_vec(), vec![1.0, 9.0]);
 /// let r = a.slice(s![-1, ..;-1]).unwrap();       // NumPy: a[-1, ::-1]
 /// assert_eq!(r.to_vec(), vec![11.0, 10.0, 9.0, 8.0]);
+/// let h = a.slice(s![..usize::MAX, ..;isize::MAX]).unwrap(); // a[:2**64, ::2**63-1]
+/// assert_eq!(h.shape(), &[3, 1]);
+/// assert!(a.slice(s![usize::MAX]).is_err());
 /// ```
 #[macro_export]
 macro_rules! s {
@@ -145,48 +189,77 @@ macro_rules! s {
     ($($t:tt)*) => { $crate::s!(@acc [] $($t)*) };
 }
 
-/// NumPy's `PySlice_AdjustIndices`: the first index and the length of `start:stop:step`
-/// on an axis of `len`.
+/// NumPy's `PySlice_Unpack` + `PySlice_AdjustIndices`: the first index and the
+/// length of `start:stop:step` (`step != 0`) on an axis of `len`. The first index
+/// is meaningful only when the length is not 0.
+///
+/// Computed in `i128`, where every sum and difference of an `isize` and a `usize`
+/// is exact: the `isize` form overflowed for huge steps (`(stop - start + step - 1)
+/// / step` with `step = isize::MAX`). CPython needs no wider type because it
+/// first clamps `step` to `-isize::MAX..` and bounds `len` by `isize::MAX`; this
+/// gives the same results, and stays exact for the (empty) axes longer than that.
 pub(crate) fn adjust_slice(
     start: Option<isize>,
     stop: Option<isize>,
     step: isize,
     len: usize,
-) -> (isize, usize) {
-    let n = len as isize;
-    let clip = |v: Option<isize>, default: isize| -> isize {
-        match v {
-            None => default,
-            Some(mut v) => {
-                if v < 0 {
-                    v += n;
-                    if v < 0 {
-                        v = if step < 0 { -1 } else { 0 };
-                    }
-                } else if v >= n {
-                    v = if step < 0 { n - 1 } else { n };
+) -> (usize, usize) {
+    debug_assert!(step != 0);
+    let (n, step) = (len as i128, step as i128);
+    let clip = |v: Option<isize>, default: i128| -> i128 {
+        let Some(v) = v else { return default };
+        let v = v as i128;
+        if v < 0 {
+            let v = v + n;
+            if v < 0 {
+                if step < 0 {
+                    -1
+                } else {
+                    0
                 }
+            } else {
                 v
             }
-        }
-    };
-    let (s, e) = if step > 0 {
-        (clip(start, 0), clip(stop, n))
-    } else {
-        (clip(start, n - 1), clip(stop, -1))
-    };
-    let count = if step > 0 {
-        if e > s {
-            (e - s + step - 1) / step
+        } else if v >= n {
+            if step < 0 {
+                n - 1
+            } else {
+                n
+            }
         } else {
-            0
+            v
         }
-    } else if s > e {
-        (s - e - 1) / (-step) + 1
-    } else {
-        0
     };
-    (s, count as usize)
+    let (first, count) = if step > 0 {
+        let (s, e) = (clip(start, 0), clip(stop, n));
+        (s, if s < e { (e - s - 1) / step + 1 } else { 0 })
+    } else {
+        let (s, e) = (clip(start, n - 1), clip(stop, -1));
+        (s, if e < s { (s - e - 1) / -step + 1 } else { 0 })
+    };
+    if count == 0 {
+        return (0, 0);
+    }
+    // 0 <= first < len and 1 <= count <= len here.
+    (first as usize, count as usize)
+}
+
+/// `offset + index * stride`, checked. It cannot overflow for an element that
+/// exists (its offset is inside the buffer); the check keeps a broken layout an
+/// error rather than a wrapped offset.
+fn step_offset(offset: isize, index: usize, stride: isize, shape: &[usize]) -> Result<isize> {
+    isize::try_from(index)
+        .ok()
+        .and_then(|i| i.checked_mul(stride))
+        .and_then(|d| offset.checked_add(d))
+        .ok_or_else(|| overflow(shape))
+}
+
+fn overflow(shape: &[usize]) -> Error {
+    Error::InvalidArgument(format!(
+        "slice of shape {} overflows the address arithmetic",
+        crate::error::ShapeFmt(shape)
+    ))
 }
 
 impl<S: Data> ArrayBase<S> {
@@ -222,15 +295,23 @@ impl<S: Data> ArrayBase<S> {
                 }
                 SliceArg::Index(i) => {
                     let len = self.dim[ax];
-                    let j = if i < 0 { i + len as isize } else { i };
-                    if j < 0 || j >= len as isize {
+                    // i128: exact for every isize index and usize length.
+                    let j = if i < 0 {
+                        i as i128 + len as i128
+                    } else {
+                        i as i128
+                    };
+                    if j < 0 || j >= len as i128 {
                         return Err(Error::SliceOutOfRange {
                             axis: ax,
                             index: i,
                             shape: self.shape().to_vec(),
                         });
                     }
-                    offset += j * self.strides[ax];
+                    // An empty array keeps its offset (below), so skip the arithmetic.
+                    if !empty {
+                        offset = step_offset(offset, j as usize, self.strides[ax], self.shape())?;
+                    }
                     ax += 1;
                 }
                 SliceArg::Slice { start, stop, step } => {
@@ -242,10 +323,21 @@ impl<S: Data> ArrayBase<S> {
                     }
                     let (first, count) = adjust_slice(start, stop, step, self.dim[ax]);
                     if count > 0 && !empty {
-                        offset += first * self.strides[ax];
+                        offset = step_offset(offset, first, self.strides[ax], self.shape())?;
                     }
+                    let stride = self.strides[ax];
+                    // With one element (or none) the step is never taken; keeping the
+                    // old stride spares `stride * isize::MAX` its overflow. Otherwise
+                    // the product spans elements that exist, so it fits, unless the
+                    // array is empty, where strides mean nothing.
+                    let stride = match (count > 1, stride.checked_mul(step)) {
+                        (false, _) => stride,
+                        (true, Some(s)) => s,
+                        (true, None) if empty => 0,
+                        (true, None) => return Err(overflow(self.shape())),
+                    };
                     dim.push(count);
-                    strides.push(self.strides[ax] * step);
+                    strides.push(stride);
                     ax += 1;
                 }
             }
@@ -256,7 +348,7 @@ impl<S: Data> ArrayBase<S> {
         }
         // An empty result reaches no element; keep the offset where it is valid.
         if !dim.contains(&0) {
-            self.offset = offset as usize;
+            self.offset = usize::try_from(offset).map_err(|_| overflow(self.shape()))?;
         }
         self.dim = crate::dim::Dim::from_slice(&dim);
         self.strides = crate::dim::Strides::from_slice(&strides);
@@ -320,7 +412,7 @@ mod tests {
         // (start, stop, step, len) -> python's range(len)[start:stop:step]
         fn py(start: Option<isize>, stop: Option<isize>, step: isize, len: usize) -> Vec<isize> {
             let (s, n) = adjust_slice(start, stop, step, len);
-            (0..n as isize).map(|k| s + k * step).collect()
+            (0..n as isize).map(|k| s as isize + k * step).collect()
         }
         assert_eq!(py(None, None, -1, 4), vec![3, 2, 1, 0]);
         assert_eq!(py(Some(0), Some(4), -1, 4), Vec::<isize>::new());
@@ -330,5 +422,22 @@ mod tests {
         assert_eq!(py(Some(2), Some(2), 1, 5), Vec::<isize>::new());
         assert_eq!(py(None, None, 1, 0), Vec::<isize>::new());
         assert_eq!(py(None, None, -1, 0), Vec::<isize>::new());
+        // Huge steps take the first element only (they overflowed before).
+        assert_eq!(py(None, None, isize::MAX, 4), vec![0]);
+        assert_eq!(py(None, None, isize::MIN, 4), vec![3]);
+        assert_eq!(
+            py(Some(isize::MIN), Some(isize::MAX), isize::MAX, 4),
+            vec![0]
+        );
+        // Axes longer than isize::MAX (possible when another axis is 0) stay exact.
+        assert_eq!(adjust_slice(None, None, 1, usize::MAX), (0, usize::MAX));
+        assert_eq!(
+            adjust_slice(None, None, -1, usize::MAX),
+            (usize::MAX - 1, usize::MAX)
+        );
+        assert_eq!(
+            adjust_slice(Some(-1), None, 1, usize::MAX),
+            (usize::MAX - 1, 1)
+        );
     }
 }

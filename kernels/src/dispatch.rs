@@ -128,19 +128,44 @@ fn supported(tier: Tier) -> bool {
 
 /// The tier in use: the detected tier, capped by `NDSIMD_TIER` (read once).
 ///
-/// The cap only ever lowers the tier. A value that names no tier, a tier of another
-/// architecture, or a tier above the detected one is ignored and the detected tier is
-/// used: a CI lane that asks for `avx512` on a machine without it still runs (at the
-/// best tier there is), and [`available_tiers`] shows what was really tested.
+/// The cap only ever lowers the tier. A tier of another architecture, or a tier above
+/// the detected one, is ignored and the detected tier is used: a CI lane that asks for
+/// `avx512` on a machine without it still runs (at the best tier there is), and
+/// [`available_tiers`] shows what was really tested. A value that names no tier is
+/// ignored the same way, with a warning on stderr (once) that lists the accepted
+/// names; an empty value counts as unset.
 pub fn active_tier() -> Tier {
     static ACTIVE: OnceLock<Tier> = OnceLock::new();
     *ACTIVE.get_or_init(|| {
-        let cap = std::env::var("NDSIMD_TIER").ok();
-        match cap.as_deref().and_then(Tier::parse) {
-            Some(t) if supported(t) => t,
-            _ => detected_tier(),
+        let cap = std::env::var_os("NDSIMD_TIER");
+        let (tier, warning) = tier_cap(cap.as_deref(), detected_tier());
+        if let Some(w) = warning {
+            // Not `eprintln!`, which panics when stderr is closed.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "ndsimd: {w}");
         }
+        tier
     })
+}
+
+/// The tier `NDSIMD_TIER=value` selects on a CPU detected as `detected`, and the
+/// warning to print when the value names no tier.
+fn tier_cap(value: Option<&std::ffi::OsStr>, detected: Tier) -> (Tier, Option<String>) {
+    let Some(value) = value.filter(|v| !v.to_string_lossy().trim().is_empty()) else {
+        return (detected, None);
+    };
+    match value.to_str().and_then(Tier::parse) {
+        Some(t) if arch_tiers().contains(&t) && t <= detected => (t, None),
+        Some(_) => (detected, None),
+        None => {
+            let names: Vec<&str> = arch_tiers().iter().map(|t| t.name()).collect();
+            let warning = format!(
+                "ignoring NDSIMD_TIER={value:?}: not a tier (accepted: {}); using the detected tier, {detected}",
+                names.join(", ")
+            );
+            (detected, Some(warning))
+        }
+    }
 }
 
 /// Every tier of this architecture up to and including [`active_tier`], ascending,
@@ -362,5 +387,48 @@ mod tests {
             read_cache_info(Path::new("/nonexistent/ndsimd")),
             CacheInfo::DEFAULT
         );
+    }
+
+    #[test]
+    fn tier_cap_lowers_ignores_and_warns_on_unknown_names() {
+        use std::ffi::OsStr;
+        let top = *arch_tiers().last().unwrap();
+        let cap = |v: &str| tier_cap(Some(OsStr::new(v)), top);
+        assert_eq!(tier_cap(None, top), (top, None));
+        assert_eq!(cap(""), (top, None));
+        assert_eq!(cap("  "), (top, None));
+        assert_eq!(cap("scalar"), (Tier::Scalar, None));
+        assert_eq!(cap(" Scalar\n"), (Tier::Scalar, None));
+        // Above the CPU or another architecture's: the detected tier, quietly.
+        assert_eq!(
+            tier_cap(Some(OsStr::new(top.name())), Tier::Scalar),
+            (Tier::Scalar, None)
+        );
+        let foreign = if arch_tiers().contains(&Tier::Neon) {
+            "avx2"
+        } else {
+            "neon"
+        };
+        assert_eq!(cap(foreign), (top, None));
+        let names: Vec<&str> = arch_tiers().iter().map(|t| t.name()).collect();
+        for bad in ["bogus", "avx-512", "sse4", "0"] {
+            let (t, w) = cap(bad);
+            assert_eq!(t, top, "{bad}");
+            let w = w.unwrap_or_else(|| panic!("no warning for {bad:?}"));
+            assert_eq!(
+                w,
+                format!(
+                    "ignoring NDSIMD_TIER=\"{bad}\": not a tier (accepted: {}); using the detected tier, {top}",
+                    names.join(", ")
+                )
+            );
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let (t, w) = tier_cap(Some(OsStr::from_bytes(b"avx\xff")), top);
+            assert_eq!(t, top);
+            assert!(w.unwrap().starts_with("ignoring NDSIMD_TIER=\"avx\\xFF\""));
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! One global pool, started lazily by the first parallel [`run`]: it has
 //! [`num_threads`] participants, the calling thread plus `num_threads() - 1` helper
 //! threads named `ndsimd-worker-N`. The size comes from the `NDSIMD_NUM_THREADS`
-//! environment variable when it holds an integer ≥ 1, else from
+//! environment variable when it holds an integer ≥ 1 (capped at
+//! [`MAX_THREADS_PER_CORE`] per core, with a warning), else from
 //! [`std::thread::available_parallelism`]; [`set_num_threads`] changes it at run time
 //! and [`with_threads`] caps it for a scope on the current thread.
 //!
@@ -385,25 +386,86 @@ fn slot(i: usize) -> &'static Slot {
     unsafe { &*p }
 }
 
-/// The pool size from the environment, or the machine.
+/// How many threads per core `NDSIMD_NUM_THREADS` may ask for.
+///
+/// The parallel kernels are compute- or bandwidth-bound and every participant owns a
+/// run of chunks, so participants beyond the cores only time-slice: they add threads,
+/// wake-ups and stragglers, never speed. Four per core still leaves room to
+/// oversubscribe on purpose (to measure, or where a CPU quota hides cores the pool
+/// could use), while a slip such as `100000` cannot start hundreds of threads.
+///
+/// ```
+/// use ndsimd_kernels::pool::{num_threads, MAX_THREADS, MAX_THREADS_PER_CORE};
+/// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+/// // Whatever NDSIMD_NUM_THREADS says, the default pool stays within the cap.
+/// assert!(num_threads() <= (MAX_THREADS_PER_CORE * cores).min(MAX_THREADS));
+/// ```
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
+/// The pool size from the environment, or the machine. Read once, so that its
+/// warning is printed once.
 fn default_threads() -> usize {
-    #[cfg(feature = "rayon")]
-    let fallback = rayon::current_num_threads;
-    #[cfg(not(feature = "rayon"))]
-    let fallback = || thread::available_parallelism().map_or(1, |n| n.get());
-    std::env::var("NDSIMD_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n >= 1)
-        .unwrap_or_else(fallback)
-        .min(MAX_THREADS)
+    static DEFAULT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *DEFAULT.get_or_init(|| {
+        let cores = thread::available_parallelism().map_or(1, |n| n.get());
+        let var = std::env::var_os("NDSIMD_NUM_THREADS");
+        let (n, warning) = env_threads(var.as_deref(), cores);
+        if let Some(w) = warning {
+            // Not `eprintln!`, which panics when stderr is closed.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "ndsimd: {w}");
+        }
+        #[cfg(feature = "rayon")]
+        let fallback = rayon::current_num_threads;
+        #[cfg(not(feature = "rayon"))]
+        let fallback = || cores;
+        n.unwrap_or_else(fallback).clamp(1, MAX_THREADS)
+    })
+}
+
+/// The pool size `NDSIMD_NUM_THREADS=value` asks for on a machine of `cores`
+/// (`None`: unset or unusable, so the default), and the warning to print: for a value
+/// that is not an integer ≥ 1 (then the default), or one above
+/// `MAX_THREADS_PER_CORE * cores` or [`MAX_THREADS`] (then that cap). An empty value
+/// counts as unset.
+fn env_threads(value: Option<&std::ffi::OsStr>, cores: usize) -> (Option<usize>, Option<String>) {
+    let Some(value) = value.filter(|v| !v.to_string_lossy().trim().is_empty()) else {
+        return (None, None);
+    };
+    let cap = cores
+        .saturating_mul(MAX_THREADS_PER_CORE)
+        .clamp(1, MAX_THREADS);
+    let too_many = |asked: &dyn std::fmt::Display| {
+        let w = format!(
+            "NDSIMD_NUM_THREADS={asked} is more than {MAX_THREADS_PER_CORE} threads per core \
+             ({cores} cores here) or {MAX_THREADS} in all; using {cap}"
+        );
+        (Some(cap), Some(w))
+    };
+    let text = value.to_str().map(str::trim);
+    match text.map(str::parse::<usize>) {
+        Some(Ok(n)) if n > cap => too_many(&n),
+        Some(Ok(n)) if n >= 1 => (Some(n), None),
+        Some(Err(e)) if *e.kind() == std::num::IntErrorKind::PosOverflow => {
+            too_many(&text.unwrap_or_default())
+        }
+        _ => {
+            let w = format!(
+                "ignoring NDSIMD_NUM_THREADS={value:?}: not a thread count (an integer from 1); \
+                 using the default"
+            );
+            (None, Some(w))
+        }
+    }
 }
 
 /// The number of participants of the pool (the caller plus its helpers).
 ///
 /// This is the pool's size as last set by [`set_num_threads`], or the default
-/// (`NDSIMD_NUM_THREADS` when it is an integer ≥ 1, else
-/// [`std::thread::available_parallelism`]). It ignores [`with_threads`]; see
+/// (`NDSIMD_NUM_THREADS` when it is an integer ≥ 1, capped at
+/// [`MAX_THREADS_PER_CORE`] times [`std::thread::available_parallelism`] and at
+/// [`MAX_THREADS`], else `available_parallelism` itself; an unusable or capped value
+/// is reported on stderr once). It ignores [`with_threads`]; see
 /// [`current_num_threads`] for what a job started here would get.
 pub fn num_threads() -> usize {
     match THREADS.load(Ordering::Relaxed) {
@@ -436,7 +498,10 @@ pub fn current_num_threads() -> usize {
 /// Sets the pool size (participants, the caller included) from now on; takes effect
 /// at the next [`run`].
 ///
-/// `n` is clamped to `1..=MAX_THREADS`: 0 means 1 (every job inline). Growing spawns
+/// `n` is clamped to `1..=MAX_THREADS`: 0 means 1 (every job inline). Unlike
+/// `NDSIMD_NUM_THREADS` it is not capped per core: a program's own call is deliberate
+/// (tests oversubscribe small machines on purpose to exercise the pool), while the
+/// environment is where slips come from. Growing spawns
 /// the missing helpers at the next run; shrinking leaves the surplus helpers idle
 /// (parked, never posted to) until the pool grows again. A job already running keeps
 /// the participants it started with.
@@ -819,5 +884,35 @@ mod tests {
         assert_eq!(std::mem::size_of::<Slot>(), ALIGN + COPY_MAX);
         assert_eq!(std::mem::align_of::<CachePadded<Slot>>() % ALIGN, 0);
         assert_eq!(std::mem::align_of::<Payload>(), ALIGN);
+    }
+
+    #[test]
+    fn env_threads_parses_caps_and_warns() {
+        use std::ffi::OsStr;
+        let env = |v: &str, cores| env_threads(Some(OsStr::new(v)), cores);
+        assert_eq!(env_threads(None, 2), (None, None));
+        assert_eq!(env("", 2), (None, None));
+        assert_eq!(env(" 3 ", 2), (Some(3), None));
+        assert_eq!(env("8", 2), (Some(8), None));
+        assert_eq!(env("1", 1), (Some(1), None));
+        let capped = |asked: &str, cores: usize, cap: usize| {
+            let w = format!(
+                "NDSIMD_NUM_THREADS={asked} is more than 4 threads per core ({cores} cores \
+                 here) or {MAX_THREADS} in all; using {cap}"
+            );
+            assert_eq!(env(asked, cores), (Some(cap), Some(w)), "{asked}");
+        };
+        capped("9", 2, 8);
+        capped("100000", 2, 8);
+        capped("99999999999999999999999", 2, 8);
+        capped("600", 1000, MAX_THREADS);
+        for bad in ["0", "-1", "abc", "2.5", "4 threads", "+"] {
+            let w = format!(
+                "ignoring NDSIMD_NUM_THREADS={:?}: not a thread count (an integer from 1); \
+                 using the default",
+                OsStr::new(bad)
+            );
+            assert_eq!(env(bad, 2), (None, Some(w)), "{bad}");
+        }
     }
 }

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use ndsimd_kernels::pool::{
     current_num_threads, num_threads, parked_helpers, run, run_copy, run_indexed, set_num_threads,
-    set_spin_micros, spawned_helpers, spin_micros, with_threads, COPY_MAX,
+    set_spin_micros, spawned_helpers, spin_micros, with_threads, COPY_MAX, MAX_THREADS,
+    MAX_THREADS_PER_CORE,
 };
 
 static LOCK: Mutex<()> = Mutex::new(());
@@ -664,4 +665,82 @@ fn rayon_feature_runs_chunks_on_rayons_pool() {
     });
     assert_eq!(on_rayon.into_inner(), 16);
     assert_eq!(spawned_helpers(), 0);
+}
+
+/// `NDSIMD_NUM_THREADS` above `MAX_THREADS_PER_CORE` per core is capped, and 0 or
+/// garbage falls back to the default, each with one warning on stderr. The pool reads
+/// the variable once per process, so each value runs this test again in a child (with
+/// `NDSIMD_POOL_CHILD` set to make it the child), which reports the pool it got.
+#[test]
+fn num_threads_from_the_environment_is_capped_and_checked() {
+    let name = "num_threads_from_the_environment_is_capped_and_checked";
+    if std::env::var_os("NDSIMD_POOL_CHILD").is_some() {
+        println!("threads={} again={}", num_threads(), num_threads());
+        run(4 * num_threads(), &|_| {});
+        println!("helpers={}", spawned_helpers());
+        return;
+    }
+    // Under qemu-user (the CI's emulated lanes) a child of another architecture
+    // cannot start without the emulator; the check is for the native lanes.
+    if std::env::var_os("NDSIMD_EMULATED").is_some() {
+        return;
+    }
+    let child = |value: Option<&str>| {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env("NDSIMD_POOL_CHILD", "1");
+        match value {
+            Some(v) => cmd.env("NDSIMD_NUM_THREADS", v),
+            None => cmd.env_remove("NDSIMD_NUM_THREADS"),
+        };
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{value:?}: {stdout}\n{stderr}");
+        let field = |key: &str| -> usize {
+            let at = stdout
+                .find(key)
+                .unwrap_or_else(|| panic!("{key} in {stdout}"))
+                + key.len();
+            let digits: String = stdout[at..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().unwrap()
+        };
+        let (threads, again, helpers) = (field("threads="), field("again="), field("helpers="));
+        assert_eq!(threads, again);
+        (threads, helpers, stderr)
+    };
+    let cores = thread::available_parallelism().map_or(1, |n| n.get());
+    let (default, _, stderr) = child(None);
+    assert!(!stderr.contains("NDSIMD_NUM_THREADS"), "{stderr}");
+
+    let cap = (MAX_THREADS_PER_CORE * cores).min(MAX_THREADS);
+    let (threads, helpers, stderr) = child(Some("100000"));
+    assert_eq!(threads, cap);
+    // The own pool really started no more than that (rayon's has its own size).
+    #[cfg(not(feature = "rayon"))]
+    assert_eq!(helpers, cap - 1);
+    let _ = helpers;
+    let warning = format!(
+        "ndsimd: NDSIMD_NUM_THREADS=100000 is more than {MAX_THREADS_PER_CORE} threads per \
+         core ({cores} cores here) or {MAX_THREADS} in all; using {cap}\n"
+    );
+    assert_eq!(stderr.matches(&warning).count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("NDSIMD_NUM_THREADS").count(), 1, "{stderr}");
+
+    for bad in ["0", "lots"] {
+        let (threads, _, stderr) = child(Some(bad));
+        assert_eq!(threads, default, "{bad}");
+        let warning = format!(
+            "ndsimd: ignoring NDSIMD_NUM_THREADS=\"{bad}\": not a thread count (an integer \
+             from 1); using the default\n"
+        );
+        assert_eq!(stderr.matches(&warning).count(), 1, "{bad}: {stderr}");
+    }
+    // A count within the cap is taken as given, quietly.
+    let (threads, _, stderr) = child(Some(&cap.to_string()));
+    assert_eq!(threads, cap);
+    assert!(!stderr.contains("NDSIMD_NUM_THREADS"), "{stderr}");
 }

@@ -76,3 +76,53 @@ fn detection_matches_what_ci_expects() {
         );
     }
 }
+
+/// `NDSIMD_TIER=bogus` keeps the detected tier and says so on stderr, once, naming
+/// the accepted values. Runs this test again in a child process (the tier is read
+/// once per process), with `NDSIMD_TIERS_CHILD` set to make it the child.
+#[test]
+fn unknown_tier_name_warns_once_and_keeps_the_detected_tier() {
+    let name = "unknown_tier_name_warns_once_and_keeps_the_detected_tier";
+    if std::env::var_os("NDSIMD_TIERS_CHILD").is_some() {
+        // Asked twice: the warning still comes once.
+        println!("active={} detected={}", active_tier(), detected_tier());
+        println!("again={}", active_tier());
+        return;
+    }
+    // Under qemu-user (the CI's emulated lanes) a child of another architecture
+    // cannot start without the emulator; the check is for the native lanes.
+    if std::env::var_os("NDSIMD_EMULATED").is_some() {
+        return;
+    }
+    let child = |tier: &str| {
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env("NDSIMD_TIERS_CHILD", "1")
+            .env("NDSIMD_TIER", tier)
+            .output()
+            .unwrap()
+    };
+    let out = child("bogus");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let d = detected_tier();
+    assert!(
+        stdout.contains(&format!("active={d} detected={d}")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("again={d}")), "{stdout}");
+    let names: Vec<&str> = arch_tiers().iter().map(|t| t.name()).collect();
+    let warning = format!(
+        "ndsimd: ignoring NDSIMD_TIER=\"bogus\": not a tier (accepted: {}); using the detected tier, {d}\n",
+        names.join(", ")
+    );
+    assert_eq!(stderr.matches(&warning).count(), 1, "{stderr}");
+    // A valid cap is quiet.
+    let out = child("scalar");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("active=scalar"), "{stdout}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("NDSIMD_TIER"));
+}

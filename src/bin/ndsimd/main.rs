@@ -93,6 +93,7 @@ EXIT STATUS (as grep's):
 ENVIRONMENT:
     NDSIMD_TIER=scalar|sse2|avx2|avx512|neon   cap the SIMD tier
     NDSIMD_NUM_THREADS=N                       threads for parallel operations
+                                               (at most 4 per core)
 ";
 
 /// The status when stdout's reader has gone: 128 + SIGPIPE, what a shell reports for
