@@ -243,8 +243,7 @@ impl fmt::Display for Error {
                 }
                 write!(
                     f,
-                    ", more than the {} bytes one allocation may hold",
-                    isize::MAX
+                    ", more than the {MAX_ALLOC_BYTES} bytes one allocation may hold"
                 )
             }
             InvalidArgument(msg) => f.write_str(msg),

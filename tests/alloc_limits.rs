@@ -68,7 +68,7 @@ const REFUSED_8TIB: &str = "unable to allocate 8796093022208 bytes (8.00 TiB) fo
                             shape [1099511627776] and data type float64";
 const TOO_BIG_2_61: &str = "array is too big: shape [2305843009213693952] of float64 spans \
                             18446744073709551616 bytes (16.00 EiB), more than the \
-                            9223372036854775807 bytes one allocation may hold";
+                            9223372036854775743 bytes one allocation may hold";
 
 fn expect_alloc<T>(r: Result<T, Error>, shape: &[usize], bytes: Option<u128>, msg: &str) {
     let Err(err) = r else {
@@ -99,7 +99,7 @@ fn too_big_is_an_error_with_the_size() {
         &[10_000_000_000_000_000_000],
         Some(80_000_000_000_000_000_000),
         "array is too big: shape [10000000000000000000] of float64 spans \
-         80000000000000000000 bytes (69.39 EiB), more than the 9223372036854775807 bytes \
+         80000000000000000000 bytes (69.39 EiB), more than the 9223372036854775743 bytes \
          one allocation may hold",
     );
     expect_alloc(
@@ -107,7 +107,7 @@ fn too_big_is_an_error_with_the_size() {
         &[usize::MAX],
         Some(8 * u128::from(u64::MAX)),
         "array is too big: shape [18446744073709551615] of float64 spans \
-         147573952589676412920 bytes (128.00 EiB), more than the 9223372036854775807 bytes \
+         147573952589676412920 bytes (128.00 EiB), more than the 9223372036854775743 bytes \
          one allocation may hold",
     );
     // One byte per bool: 2^63 bytes is one past the bound.
@@ -116,7 +116,7 @@ fn too_big_is_an_error_with_the_size() {
         &[1 << 63],
         Some(1 << 63),
         "array is too big: shape [9223372036854775808] of bool spans 9223372036854775808 \
-         bytes (8.00 EiB), more than the 9223372036854775807 bytes one allocation may hold",
+         bytes (8.00 EiB), more than the 9223372036854775743 bytes one allocation may hold",
     );
     // A product past usize (and past u128).
     let huge = [1usize << 40, 1 << 40];
@@ -131,7 +131,7 @@ fn too_big_is_an_error_with_the_size() {
         None,
         "array is too big: shape [18446744073709551615, 18446744073709551615, \
          18446744073709551615] of float64 spans more than 2^128 bytes, more than the \
-         9223372036854775807 bytes one allocation may hold",
+         9223372036854775743 bytes one allocation may hold",
     );
     // As NumPy, an empty shape whose other dimensions span too much is too big.
     assert!(matches!(
@@ -242,7 +242,7 @@ fn operations_report_their_output_size() {
     assert_eq!(
         err.to_string(),
         "array is too big: shape [4294967296, 4294967296] of float64 spans \
-         147573952589676412928 bytes (128.00 EiB), more than the 9223372036854775807 bytes \
+         147573952589676412928 bytes (128.00 EiB), more than the 9223372036854775743 bytes \
          one allocation may hold"
     );
     assert!(a.dot(&b).is_err());

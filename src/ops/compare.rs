@@ -1,6 +1,7 @@
 //! Elementwise comparisons with NumPy broadcasting, producing `bool` arrays.
 
-use super::arith::{check_out, result_shape, zip_exec, IntoOperand, Operand, Src};
+use super::arith::zip_exec;
+use super::operand::{check_out, result_shape, IntoOperand, Operand, Src};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::error::Result;
 use crate::Element;

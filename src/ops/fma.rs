@@ -1,7 +1,8 @@
 //! Fused multiply-add, `a * b + c` rounded once, with NumPy broadcasting.
 
-use super::arith::{check_out, prepare, scalar_slot, split_stream, IntoOperand, Operand, Src};
 use super::engine::{gather, scatter, Plan, BLOCK};
+use super::operand::{check_out, prepare, scalar_slot, IntoOperand, Operand, Src};
+use super::split::split_stream;
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::dim::{broadcast_shapes, size_of_shape, Dim};
 use crate::error::{Error, Result, ShapeFmt};
@@ -45,11 +46,11 @@ fn run_slice<'a, T: Copy>(
 }
 
 /// An operand as a run source when it is a scalar or an array of exactly `shape`,
-/// contiguous ([`arith::whole`](super::arith::whole) with the shape checked).
+/// contiguous ([`operand::whole`](super::operand::whole) with the shape checked).
 fn whole<'a, T: Element>(o: &'a Operand<'_, T>, shape: &[usize]) -> Option<Src<'a, T>> {
     match o {
         Operand::Array(v) if v.shape() != shape => None,
-        _ => super::arith::whole(o),
+        _ => super::operand::whole(o),
     }
 }
 

@@ -128,11 +128,11 @@ fn layout(
     }
 }
 
-/// Products of at most this many multiply-adds are spread whole over the pool when
-/// a batch has several (a larger one is split by the GEMM itself: its own threshold
-/// is 72³).
+/// Products below this many multiply-adds are spread whole over the pool when a
+/// batch has several; a larger one is split by the GEMM itself (from its own
+/// `PARALLEL_MIN`, 48³). Not measured for batches (docs/design.md#structure).
 const BATCH_SPLIT_MAX: usize = 72 * 72 * 72;
-/// A batch of fewer multiply-adds in all stays on one thread (as the GEMM's split).
+/// A batch of fewer multiply-adds in all stays on one thread. Not measured either.
 const BATCH_SPLIT_MIN: usize = 72 * 72 * 72;
 
 /// The offsets of product `q` (row-major over `batch`) in each of `layouts`.
@@ -244,11 +244,7 @@ fn matmul_exec<T: Element>(
 /// `out = alpha * a @ b + beta * out` for 2-D `a`, `b` and `out` whose shapes fit
 /// (`false`, nothing done, when they do not: the general path then says why): no
 /// batch to broadcast, so none of [`matmul_shape`]'s shapes and [`layout`]'s
-/// strides to build. Measured (loops of `matmul_into` on f64 squares, one thread,
-/// the Intel VM of stop 22, builds before and after alternated, three pairs, ns per
-/// call): 16³ 245-248 -> 179-182, 32³ 922-939 -> 826-871, 64³ and 128³ level
-/// (0.98-1.06x); a profile of the 16³ loop had put a third of each call in the
-/// general path's shape and layout work.
+/// strides to build: that work was a third of a 16³ call (docs/design.md#structure).
 fn matmul_2d<T: Element>(
     alpha: T,
     a: &ArrayBase<impl Data<Elem = T>>,

@@ -6,6 +6,8 @@ mod compare;
 pub(crate) mod engine;
 mod fma;
 mod linalg;
+pub(crate) mod operand;
 pub(crate) mod reduce;
+pub(crate) mod split;
 
-pub use arith::{IntoOperand, Operand};
+pub use operand::{IntoOperand, Operand};

@@ -18,7 +18,9 @@ fn contiguous<S: Data>(a: &ArrayBase<S>) -> Cow<'_, [S::Elem]> {
     }
 }
 
-/// Elements per piece below which a reduction stays on one thread.
+/// Elements per piece below which a reduction stays on one thread: a 16Ki sum split
+/// in two loses to one thread (docs/perf.md#what-a-hand-off-costs), a 32Ki one gains
+/// (docs/design.md#the-pool).
 const PAR_MIN_REDUCE: usize = 1 << 14;
 /// At most this many partial results (a stack array; `pieces` is ≤ 4×threads).
 const MAX_PIECES: usize = 64;
