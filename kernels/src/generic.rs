@@ -1,6 +1,6 @@
-//! The hand-written kernels, each algorithm written once over a small vector trait
-//! ([`FloatVec`], [`ByteVec`]) and instantiated inside each tier's
-//! `#[target_feature]` functions (the shape of `memchr`'s `arch/generic`).
+//! The hand-written kernels, each algorithm written once over the vector traits of
+//! [`crate::vector`] ([`FloatVector`], [`ByteVector`]) and instantiated inside each
+//! tier's `#[target_feature]` functions (the shape of `memchr`'s `arch/generic`).
 //!
 //! These are the kernels whose oracle LLVM cannot vectorise well: the reductions with
 //! NaN rules and early exits (`max`, `min`, `argmax`, `argmin`) and the byte and word
@@ -12,63 +12,7 @@
 //! element twice cannot change the answer) or a scalar tail.
 
 use crate::scalar::{self, Arith};
-
-/// A vector of floats of one ISA. The methods are `unsafe` because they run that
-/// ISA's instructions: callers must run where the features are present (inside a
-/// `#[target_feature]` function of the tier), and pointers must be valid for `N`
-/// elements (no alignment needed).
-pub trait FloatVec: Copy {
-    /// The element type.
-    type T: Arith;
-    /// A lane mask (all ones where true) as the ISA's comparisons produce it.
-    type M: Copy;
-    /// Lanes per vector.
-    const N: usize;
-    /// Loads `N` elements from `p` (unaligned).
-    unsafe fn load(p: *const Self::T) -> Self;
-    /// Stores `N` elements to `p` (unaligned).
-    unsafe fn store(self, p: *mut Self::T);
-    /// Every lane `x`.
-    unsafe fn splat(x: Self::T) -> Self;
-    /// `a + b`
-    unsafe fn add(a: Self, b: Self) -> Self;
-    /// `a * b`
-    unsafe fn mul(a: Self, b: Self) -> Self;
-    /// The lanewise larger of `a` and `b` (either one when they compare equal). `a` is
-    /// NaN-free; a lane where `b` is NaN comes out NaN (x86 `maxpd` returns its second
-    /// operand, NEON `fmax` propagates), which the reductions use to find NaNs by
-    /// checking only their accumulators.
-    unsafe fn max(a: Self, b: Self) -> Self;
-    /// The lanewise smaller, with [`FloatVec::max`]'s NaN rule.
-    unsafe fn min(a: Self, b: Self) -> Self;
-    /// True in each lane where `a` or `b` is NaN.
-    unsafe fn unord(a: Self, b: Self) -> Self::M;
-    /// `==`
-    unsafe fn eq(a: Self, b: Self) -> Self::M;
-    /// Lanewise or of two masks.
-    unsafe fn or(a: Self::M, b: Self::M) -> Self::M;
-    /// Whether any lane of the mask is true.
-    unsafe fn any(m: Self::M) -> bool;
-    /// Bitwise and of the element bits.
-    unsafe fn and_bits(a: Self, b: Self) -> Self;
-    /// Bitwise or of the element bits.
-    unsafe fn or_bits(a: Self, b: Self) -> Self;
-    /// The sign bits, lane `j` in bit `j`.
-    unsafe fn signs(a: Self) -> u32;
-}
-
-/// A [`FloatVec`] of an ISA with fused multiply-add.
-pub trait FmaVec: FloatVec {
-    /// `a * b + c` rounded once.
-    unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self;
-}
-
-/// Maps an element type to its [`FloatVec`] in the ISA named by the marker `Isa`, so
-/// one generic kernel `fn max<T: VecOf<Avx2>>` fills both tables of a tier.
-pub trait VecOf<Isa>: Arith {
-    /// The vector type of `Self` in that ISA.
-    type V: FloatVec<T = Self>;
-}
+use crate::vector::{ByteVector, FloatVector, MAX_LANES};
 
 /// The most vectors a canonical reduction holds: `CANONICAL_LANES / N` is 8 with
 /// 256-bit vectors and 16 with 128-bit ones.
@@ -87,7 +31,7 @@ const MAX_ACC: usize = 16;
 /// (A copy of the tail into a padded chunk cost a `memcpy` call and store-forwarding
 /// stalls on every call, more than the whole loop of a 1Ki-element `f32` sum.)
 #[inline(always)]
-unsafe fn canonical<V: FloatVec>(
+unsafe fn canonical<V: FloatVector>(
     n: usize,
     identity: V::T,
     step: impl Fn(V, usize, usize) -> V,
@@ -122,7 +66,7 @@ unsafe fn canonical<V: FloatVec>(
             acc[k] = op(acc[k], acc[k + width]);
         }
     }
-    let mut lanes = [identity; 16];
+    let mut lanes = [identity; MAX_LANES];
     debug_assert!(V::N <= lanes.len());
     acc[0].store(lanes.as_mut_ptr());
     let mut width = V::N;
@@ -138,11 +82,11 @@ unsafe fn canonical<V: FloatVec>(
 /// `r` (at most `N`) elements from `p`, the other lanes `fill`: a full load when
 /// `r == N`, else assembled on the stack without reading past `p + r`.
 #[inline(always)]
-unsafe fn load_upto<V: FloatVec>(p: *const V::T, r: usize, fill: V::T) -> V {
+unsafe fn load_upto<V: FloatVector>(p: *const V::T, r: usize, fill: V::T) -> V {
     if r == V::N {
         return V::load(p);
     }
-    let mut buf = [fill; 16];
+    let mut buf = [fill; MAX_LANES];
     for (j, slot) in buf.iter_mut().enumerate().take(r) {
         *slot = *p.add(j);
     }
@@ -151,7 +95,7 @@ unsafe fn load_upto<V: FloatVec>(p: *const V::T, r: usize, fill: V::T) -> V {
 
 /// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit.
 #[inline(always)]
-pub(crate) unsafe fn sum<V: FloatVec, const PROD: bool>(a: &[V::T]) -> V::T {
+pub(crate) unsafe fn sum<V: FloatVector, const PROD: bool>(a: &[V::T]) -> V::T {
     let identity = if PROD { V::T::ONE } else { V::T::NEG_ZERO };
     let op = |x, y| if PROD { V::mul(x, y) } else { V::add(x, y) };
     let p = a.as_ptr();
@@ -167,7 +111,7 @@ pub(crate) unsafe fn sum<V: FloatVec, const PROD: bool>(a: &[V::T]) -> V::T {
 /// A canonical dot product with `mac(x, y, acc)` as the step (the missing lanes of
 /// the last vector are `0 * -0 = -0`, which leaves an accumulator lane as it was).
 #[inline(always)]
-unsafe fn dot_with<V: FloatVec>(a: &[V::T], b: &[V::T], mac: impl Fn(V, V, V) -> V) -> V::T {
+unsafe fn dot_with<V: FloatVector>(a: &[V::T], b: &[V::T], mac: impl Fn(V, V, V) -> V) -> V::T {
     assert!(a.len() == b.len(), "kernel length mismatch");
     let (pa, pb) = (a.as_ptr(), b.as_ptr());
     canonical::<V>(
@@ -187,13 +131,13 @@ unsafe fn dot_with<V: FloatVec>(a: &[V::T], b: &[V::T], mac: impl Fn(V, V, V) ->
 /// tier uses it (every other tier has FMA), so it is unused on aarch64.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) unsafe fn dot<V: FloatVec>(a: &[V::T], b: &[V::T]) -> V::T {
+pub(crate) unsafe fn dot<V: FloatVector>(a: &[V::T], b: &[V::T]) -> V::T {
     dot_with::<V>(a, b, |x, y, acc| V::add(acc, V::mul(x, y)))
 }
 
 /// [`scalar::dot_fused`] bit for bit.
 #[inline(always)]
-pub(crate) unsafe fn dot_fused<V: FmaVec>(a: &[V::T], b: &[V::T]) -> V::T {
+pub(crate) unsafe fn dot_fused<V: FloatVector>(a: &[V::T], b: &[V::T]) -> V::T {
     dot_with::<V>(a, b, |x, y, acc| V::mul_add(x, y, acc))
 }
 
@@ -203,7 +147,7 @@ const U: usize = 8;
 /// The largest (`MAX`) or smallest element of a NaN-free slice, the zero's sign not
 /// settled, or `Err(i)` with `i` the index of the first NaN. Needs `a.len() >= U * N`.
 #[inline(always)]
-unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usize> {
+unsafe fn extreme<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Result<V::T, usize> {
     let (n, p, block) = (a.len(), a.as_ptr(), U * V::N);
     debug_assert!(n >= block);
     // Starting from the first vector is safe even when it holds a NaN: the first
@@ -229,7 +173,7 @@ unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usiz
         }
         let mut nan = V::unord(acc[0], acc[1]);
         for k in 1..U / 2 {
-            nan = V::or(nan, V::unord(acc[2 * k], acc[2 * k + 1]));
+            nan = V::mask_or(nan, V::unord(acc[2 * k], acc[2 * k + 1]));
         }
         if V::any(nan) {
             return Err(at + first_nan(&a[at..at + block]));
@@ -250,7 +194,7 @@ unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usiz
             };
         }
     }
-    let mut lanes = [V::T::ZERO; 16];
+    let mut lanes = [V::T::ZERO; MAX_LANES];
     debug_assert!(V::N <= lanes.len());
     acc[0].store(lanes.as_mut_ptr());
     let mut m = lanes[0];
@@ -278,7 +222,7 @@ fn first_nan<T: Arith>(block: &[T]) -> usize {
 /// zero: for `MAX`, `+0` if some element has its sign bit clear (every element is
 /// `<= 0`, so that element is `+0`), else `-0`; for the minimum, mirrored.
 #[inline(always)]
-unsafe fn settle_zero<V: FloatVec, const MAX: bool>(a: &[V::T]) -> V::T {
+unsafe fn settle_zero<V: FloatVector, const MAX: bool>(a: &[V::T]) -> V::T {
     let (n, p) = (a.len(), a.as_ptr());
     let mut all = V::load(p);
     let mut i = 0;
@@ -306,7 +250,7 @@ unsafe fn settle_zero<V: FloatVec, const MAX: bool>(a: &[V::T]) -> V::T {
 
 /// [`scalar::max`] (`MAX`) or [`scalar::min`].
 #[inline(always)]
-pub(crate) unsafe fn max<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<V::T> {
+pub(crate) unsafe fn max<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Option<V::T> {
     if a.len() < U * V::N {
         return if MAX { scalar::max(a) } else { scalar::min(a) };
     }
@@ -332,7 +276,7 @@ const ARG_CHUNK: usize = 8192;
 /// last element 563-568 -> 278-283 µs on one thread (NumPy 283), 147-172 -> 121-125
 /// on two; random data 284-289 -> 281-284 and 143-155 -> 121-135.
 #[inline(always)]
-pub(crate) unsafe fn argmax<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<usize> {
+pub(crate) unsafe fn argmax<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Option<usize> {
     if a.len() < U * V::N {
         return if MAX {
             scalar::argmax(a)
@@ -396,7 +340,7 @@ fn ask_after<T>(a: &[T]) {
 /// The index of the first element of `a` equal to `m` (`a.len() >= 4 * V::N`), which
 /// is there: `m` is `a`'s extreme.
 #[inline(always)]
-unsafe fn position<V: FloatVec>(a: &[V::T], m: V::T) -> usize {
+unsafe fn position<V: FloatVector>(a: &[V::T], m: V::T) -> usize {
     const B: usize = 4;
     let (n, p, block, mv) = (a.len(), a.as_ptr(), B * V::N, V::splat(m));
     let mut i = 0;
@@ -404,7 +348,7 @@ unsafe fn position<V: FloatVec>(a: &[V::T], m: V::T) -> usize {
         let at = i.min(n - block);
         let mut hit = V::eq(V::load(p.add(at)), mv);
         for k in 1..B {
-            hit = V::or(hit, V::eq(V::load(p.add(at + k * V::N)), mv));
+            hit = V::mask_or(hit, V::eq(V::load(p.add(at + k * V::N)), mv));
         }
         if V::any(hit) {
             if let Some(j) = a[at..at + block].iter().position(|&x| x == m) {
@@ -417,37 +361,6 @@ unsafe fn position<V: FloatVec>(a: &[V::T], m: V::T) -> usize {
     a.iter().position(|&x| x == m).unwrap_or(0)
 }
 
-/// A vector of bytes of one ISA (same rules as [`FloatVec`]).
-pub trait ByteVec: Copy {
-    /// Bytes per vector.
-    const N: usize;
-    /// Loads `N` bytes from `p` (unaligned).
-    unsafe fn load(p: *const u8) -> Self;
-    /// Every byte `b`.
-    unsafe fn splat(b: u8) -> Self;
-    /// `0xff` where the bytes are equal, else `0`.
-    unsafe fn eq(a: Self, b: Self) -> Self;
-    /// Bytewise wrapping `a - b`.
-    unsafe fn sub(a: Self, b: Self) -> Self;
-    /// Bitwise or.
-    unsafe fn or(a: Self, b: Self) -> Self;
-    /// The sum of the bytes as unsigned numbers.
-    unsafe fn sum(a: Self) -> usize;
-    /// Whether every bit is zero.
-    unsafe fn is_zero(a: Self) -> bool;
-    /// One step of [`count_byte`]: the byte counters `acc` with one added where
-    /// `x`'s byte equals `needle`'s, as `sub(acc, eq(x, needle))`. `minus_one` is
-    /// `splat(0xff)` that the compiler cannot see through (`count_byte` passes it
-    /// through `black_box` once per call), for a tier whose best form subtracts it
-    /// under a comparison mask: LLVM rewrites a masked subtract of a known `-1`
-    /// into a mask-to-vector move and a plain subtract, one more instruction.
-    #[inline(always)]
-    unsafe fn tally(acc: Self, x: Self, needle: Self, minus_one: Self) -> Self {
-        let _ = minus_one;
-        Self::sub(acc, Self::eq(x, needle))
-    }
-}
-
 /// Inputs of at least this many bytes have their head handled apart so the main
 /// loop's loads fall on vector boundaries; below it the few scalar steps would cost
 /// more than the split loads they save.
@@ -458,7 +371,7 @@ const ALIGN_FROM: usize = 512;
 /// four, vectors a step: from memory (64 MiB, `ndsimd bench --filter count_byte_in`,
 /// three alternations) 0.83–0.96 of the read ceiling against 0.77–0.86 with four.
 #[inline(always)]
-pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
+pub(crate) unsafe fn count_byte<V: ByteVector>(hay: &[u8], needle: u8) -> usize {
     const B: usize = 8;
     let (n, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
     let minus_one = core::hint::black_box(V::splat(0xff));
@@ -494,7 +407,7 @@ pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
 /// byte lane, so no counter wraps) and skip the block while they do not reach `n`;
 /// the block that holds the wanted one is searched byte by byte.
 #[inline(always)]
-pub(crate) unsafe fn nth_byte<V: ByteVec>(
+pub(crate) unsafe fn nth_byte<V: ByteVector>(
     hay: &[u8],
     needle: u8,
     n: usize,
@@ -535,7 +448,7 @@ pub(crate) unsafe fn nth_byte<V: ByteVec>(
 /// [`scalar::first_nonzero_word`]: or a block of vectors, test it, and look inside
 /// only the block that is not zero.
 #[inline(always)]
-pub(crate) unsafe fn first_nonzero_word<V: ByteVec>(words: &[u64]) -> Option<usize> {
+pub(crate) unsafe fn first_nonzero_word<V: ByteVector>(words: &[u64]) -> Option<usize> {
     const B: usize = 4;
     let (n, p) = (words.len(), words.as_ptr().cast::<u8>());
     let per = V::N / 8;

@@ -53,6 +53,11 @@ pub mod par;
 pub mod pool;
 pub mod scalar;
 pub mod stream;
+// Private: the vector types run their ISA's instructions unchecked. Some of their
+// operations (conversions, shifts, the table lookup) are there for the coming exp/log
+// kernels and only the module's tests use them so far.
+#[cfg_attr(not(test), allow(dead_code))]
+mod vector;
 
 // Private on purpose: a tier's kernels are safe `fn`s that execute that tier's
 // instructions unconditionally, so the only way to reach them must be

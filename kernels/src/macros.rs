@@ -85,31 +85,26 @@ macro_rules! autovec_fma {
 }
 
 /// The hand-written float kernels of a tier: `sum`, `prod`, `max`, `min`, `argmax`,
-/// `argmin` and `dot` (`$dot`: `dot` over any `FloatVec`, or `dot_fused` over an
-/// `FmaVec`), [`crate::generic`] instantiated with the vectors `VecOf<$isa>` names.
+/// `argmin` and `dot` (`$dot`: `generic::dot`, or `generic::dot_fused` on an ISA with
+/// FMA), [`crate::generic`] instantiated with the vectors of the [`crate::vector::Isa`]
+/// `$isa`.
 macro_rules! handwritten_floats {
-    ($feature:literal, $isa:ty, $dot:ident: $dotvec:ident) => {
+    ($feature:literal, $isa:ty, $dot:ident) => {
         handwritten_floats!(@reduce $feature, $isa, sum, sum -> T, false);
         handwritten_floats!(@reduce $feature, $isa, prod, sum -> T, true);
         handwritten_floats!(@reduce $feature, $isa, max, max -> Option<T>, true);
         handwritten_floats!(@reduce $feature, $isa, min, max -> Option<T>, false);
         handwritten_floats!(@reduce $feature, $isa, argmax, argmax -> Option<usize>, true);
         handwritten_floats!(@reduce $feature, $isa, argmin, argmax -> Option<usize>, false);
-        handwritten_floats!(@dot $feature, $isa, $dot: $dotvec);
+        handwritten_floats!(@dot $feature, $isa, $dot);
     };
-    (@dot $feature:literal, $isa:ty, $dot:ident: $dotvec:ident) => {
+    (@dot $feature:literal, $isa:ty, $dot:ident) => {
         #[doc = concat!("`scalar::", stringify!($dot), "`, hand-written (`generic::",
             stringify!($dot), "`) with `", $feature, "`.")]
-        pub fn dot<T: $crate::generic::VecOf<$isa>>(a: &[T], b: &[T]) -> T
-        where
-            T::V: $crate::generic::$dotvec,
-        {
+        pub fn dot<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature<T: $crate::generic::VecOf<$isa>>(a: &[T], b: &[T]) -> T
-            where
-                T::V: $crate::generic::$dotvec,
-            {
-                $crate::generic::$dot::<T::V>(a, b)
+            unsafe fn with_feature<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
+                $crate::generic::$dot::<T::Vector<$isa>>(a, b)
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -119,10 +114,10 @@ macro_rules! handwritten_floats {
     (@reduce $feature:literal, $isa:ty, $name:ident, $alg:ident -> $ret:ty, $max:literal) => {
         #[doc = concat!("`scalar::", stringify!($name), "`, hand-written (`generic::",
             stringify!($alg), "`) with `", $feature, "`.")]
-        pub fn $name<T: $crate::generic::VecOf<$isa>>(a: &[T]) -> $ret {
+        pub fn $name<T: $crate::vector::Element>(a: &[T]) -> $ret {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature<T: $crate::generic::VecOf<$isa>>(a: &[T]) -> $ret {
-                $crate::generic::$alg::<T::V, $max>(a)
+            unsafe fn with_feature<T: $crate::vector::Element>(a: &[T]) -> $ret {
+                $crate::generic::$alg::<T::Vector<$isa>, $max>(a)
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -131,7 +126,7 @@ macro_rules! handwritten_floats {
     };
 }
 
-/// The hand-written byte kernels of a tier, [`crate::generic`] over the `ByteVec` `$v`.
+/// The hand-written byte kernels of a tier, [`crate::generic`] over the `ByteVector` `$v`.
 macro_rules! handwritten_bytes {
     ($feature:literal, $v:ty) => {
         #[doc = concat!("`scalar::count_byte`, hand-written (`generic::count_byte`) with `", $feature, "`.")]
