@@ -229,6 +229,23 @@ macro_rules! tier_tables {
     };
 }
 
+/// `KERNELS`: everything the tier compiles, for [`crate::dispatch::kernels_for`]:
+/// the tables `F32`, `F64` and `BYTES` in scope where this is invoked, the GEMM
+/// micro-kernels of `gemm::$tier` and the ceilings of `ceiling::$tier`.
+macro_rules! tier_kernels {
+    ($tier:ident) => {
+        /// Everything this tier compiles.
+        pub(crate) static KERNELS: $crate::dispatch::TierKernels = $crate::dispatch::TierKernels {
+            f32: &F32,
+            f64: &F64,
+            bytes: &BYTES,
+            gemm_f32: &$crate::gemm::$tier::F32,
+            gemm_f64: &$crate::gemm::$tier::F64,
+            ceilings: &$crate::ceiling::$tier::TABLE,
+        };
+    };
+}
+
 /// `BYTES`: the byte table of the tier whose `count_byte`, `nth_byte` and
 /// `first_nonzero_word` are in scope where this is invoked.
 macro_rules! byte_table {

@@ -14,3 +14,4 @@ handwritten_floats!("neon", Neon, dot_fused);
 handwritten_bytes!("neon", Bytes);
 tier_tables!(crate::Tier::Neon);
 byte_table!(crate::Tier::Neon);
+tier_kernels!(neon);

@@ -10,7 +10,7 @@
 //! by one (multiply, then add). So results do not depend on the thread count.
 //! Multiply-adds are fused on the tiers with FMA, as in the GEMM kernels.
 
-use super::kernel::Simd;
+use crate::vector::FloatVector;
 
 /// Rows of A handled together by the wide form (8 accumulators with two per row).
 pub(crate) const ROWS: usize = 4;
@@ -24,7 +24,7 @@ pub(crate) const ROWS: usize = 4;
 /// `beta` is `Some`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // the GEMM kernels' calling convention, plus x
-pub(crate) unsafe fn rows<V: Simd, const R: usize>(
+pub(crate) unsafe fn rows<V: FloatVector, const R: usize>(
     k: usize,
     a: *const V::T,
     lda: isize,
@@ -43,15 +43,15 @@ pub(crate) unsafe fn rows<V: Simd, const R: usize>(
     while p + 2 * n <= k {
         let (x0, x1) = (V::load(x.add(p)), V::load(x.add(p + n)));
         for (r, acc) in acc.iter_mut().enumerate() {
-            acc[0] = V::mul_add(V::load(row(r).add(p)), x0, acc[0]);
-            acc[1] = V::mul_add(V::load(row(r).add(p + n)), x1, acc[1]);
+            acc[0] = V::madd(V::load(row(r).add(p)), x0, acc[0]);
+            acc[1] = V::madd(V::load(row(r).add(p + n)), x1, acc[1]);
         }
         p += 2 * n;
     }
     if p + n <= k {
         let x0 = V::load(x.add(p));
         for (r, acc) in acc.iter_mut().enumerate() {
-            acc[0] = V::mul_add(V::load(row(r).add(p)), x0, acc[0]);
+            acc[0] = V::madd(V::load(row(r).add(p)), x0, acc[0]);
         }
         p += n;
     }

@@ -1,5 +1,5 @@
-//! The micro-kernel: one template over a tiny per-ISA vector trait ([`Simd`]), stamped
-//! out per tier and element type by [`gemm_kernel!`].
+//! The micro-kernel: one template over the per-ISA vectors of [`crate::vector`]
+//! ([`FloatVector`]), stamped out per tier and element type by [`gemm_kernel!`].
 //!
 //! A kernel multiplies one packed `MR x kc` panel of A (column `p` of the panel is `MR`
 //! contiguous elements) by one packed `kc x NR` panel of B (row `p` is `NR` contiguous
@@ -15,29 +15,7 @@
 //! same bits as a full tile would: results never depend on where tile borders fall,
 //! which is what keeps a product bit-identical whatever the thread split.
 
-/// A vector of one ISA. The methods are `unsafe` because they run that ISA's
-/// instructions (call them only inside a `#[target_feature]` function of the tier)
-/// and take raw pointers (valid for `N` elements; no alignment needed).
-pub(crate) trait Simd: Copy {
-    /// The element type.
-    type T: crate::scalar::Arith;
-    /// Lanes.
-    const N: usize;
-    /// All lanes `+0`.
-    unsafe fn zero() -> Self;
-    /// All lanes `x`.
-    unsafe fn splat(x: Self::T) -> Self;
-    /// `N` elements from `p`.
-    unsafe fn load(p: *const Self::T) -> Self;
-    /// `N` elements to `p`.
-    unsafe fn store(self, p: *mut Self::T);
-    /// `a + b`
-    unsafe fn add(a: Self, b: Self) -> Self;
-    /// `a * b`
-    unsafe fn mul(a: Self, b: Self) -> Self;
-    /// `a * b + c`: rounded once on tiers with FMA, twice on the others.
-    unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self;
-}
+use crate::vector::FloatVector;
 
 /// A micro-kernel: `(kc, a, b, c, cs, alpha, beta, ahead)`.
 ///
@@ -199,7 +177,7 @@ pub type PeakFn<T> = unsafe fn(iters: usize, x: T) -> T;
 /// # Safety
 /// Inside a function with `V`'s features.
 #[inline(always)]
-pub(crate) unsafe fn peak<V: Simd, const MV: usize, const NR: usize>(
+pub(crate) unsafe fn peak<V: FloatVector, const MV: usize, const NR: usize>(
     iters: usize,
     x: V::T,
 ) -> V::T {
@@ -215,7 +193,7 @@ pub(crate) unsafe fn peak<V: Simd, const MV: usize, const NR: usize>(
     for _ in 0..iters {
         for col in acc.iter_mut() {
             for (acc, &bi) in col.iter_mut().zip(&b) {
-                *acc = V::mul_add(a, bi, *acc);
+                *acc = V::madd(a, bi, *acc);
             }
         }
     }
@@ -281,7 +259,7 @@ pub(crate) use crate::mem::prefetch;
 /// B, each step `b_step` elements after the last).
 #[inline(always)]
 #[allow(clippy::type_complexity)]
-unsafe fn k_loop_with<V: Simd, const H: usize, const W: usize, const U: usize>(
+unsafe fn k_loop_with<V: FloatVector, const H: usize, const W: usize, const U: usize>(
     acc: &mut [[V; H]; W],
     kc: usize,
     (mut a, a_step, mut b, b_step, b_cs): (*const V::T, usize, *const V::T, usize, Option<isize>),
@@ -304,7 +282,7 @@ unsafe fn k_loop_with<V: Simd, const H: usize, const W: usize, const U: usize>(
 
 /// One step of the k-loop: `acc[j][i] += a[i] * b[j]`.
 #[inline(always)]
-unsafe fn step<V: Simd, const H: usize, const W: usize>(
+unsafe fn step<V: FloatVector, const H: usize, const W: usize>(
     acc: &mut [[V; H]; W],
     a: *const V::T,
     b: *const V::T,
@@ -320,7 +298,7 @@ unsafe fn step<V: Simd, const H: usize, const W: usize>(
             Some(cs) => *b.offset(j as isize * cs),
         });
         for (acc, &ai) in col.iter_mut().zip(&av) {
-            *acc = V::mul_add(ai, bj, *acc);
+            *acc = V::madd(ai, bj, *acc);
         }
     }
 }
@@ -336,7 +314,7 @@ unsafe fn step<V: Simd, const H: usize, const W: usize>(
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn tile<
-    V: Simd,
+    V: FloatVector,
     const MV: usize,
     const NR: usize,
     const H: usize,
@@ -565,17 +543,17 @@ macro_rules! gemm_kernel {
                 }
             }
             $crate::gemm::kernel::Kernel {
-                mr: $mv * <$v as $crate::gemm::kernel::Simd>::N,
+                mr: $mv * <$v as $crate::vector::FloatVector>::N,
                 nr: $nr,
-                lanes: <$v as $crate::gemm::kernel::Simd>::N,
-                direct_tile: [$dr, $dw * <$v as $crate::gemm::kernel::Simd>::N],
+                lanes: <$v as $crate::vector::FloatVector>::N,
+                direct_tile: [$dr, $dw * <$v as $crate::vector::FloatVector>::N],
                 direct_max: $dmax,
                 run: [
                     [run::<$mv, $nr>, run::<$mv, $ew>],
                     [run::<$eh, $nr>, run::<$eh, $ew>],
                 ],
                 run_b_cols: [run_b_cols::<$mv>, run_b_cols::<$eh>],
-                edge: [$eh * <$v as $crate::gemm::kernel::Simd>::N, $ew],
+                edge: [$eh * <$v as $crate::vector::FloatVector>::N, $ew],
                 peak,
                 gemv,
                 direct,

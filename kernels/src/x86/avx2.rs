@@ -15,3 +15,4 @@ handwritten_floats!("avx2,fma", Avx2, dot_fused);
 handwritten_bytes!("avx2,fma", Bytes);
 tier_tables!(crate::Tier::Avx2);
 byte_table!(crate::Tier::Avx2);
+tier_kernels!(avx2);

@@ -156,3 +156,4 @@ pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
 }
 tier_tables!(crate::Tier::Avx512);
 byte_table!(crate::Tier::Avx512);
+tier_kernels!(avx512);

@@ -14,3 +14,4 @@ handwritten_floats!("sse2", Sse2, dot);
 handwritten_bytes!("sse2", Bytes);
 tier_tables!(crate::Tier::Sse2);
 byte_table!(crate::Tier::Sse2);
+tier_kernels!(sse2);
