@@ -103,8 +103,9 @@ macro_rules! handwritten_floats {
             stringify!($dot), "`) with `", $feature, "`.")]
         pub fn dot<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
-                $crate::generic::$dot::<T::Vector<$isa>>(a, b)
+            fn with_feature<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::$dot::<T::Vector<$isa>>(a, b) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -116,8 +117,9 @@ macro_rules! handwritten_floats {
             stringify!($alg), "`) with `", $feature, "`.")]
         pub fn $name<T: $crate::vector::Element>(a: &[T]) -> $ret {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature<T: $crate::vector::Element>(a: &[T]) -> $ret {
-                $crate::generic::$alg::<T::Vector<$isa>, $max>(a)
+            fn with_feature<T: $crate::vector::Element>(a: &[T]) -> $ret {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::$alg::<T::Vector<$isa>, $max>(a) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -132,8 +134,9 @@ macro_rules! handwritten_bytes {
         #[doc = concat!("`scalar::count_byte`, hand-written (`generic::count_byte`) with `", $feature, "`.")]
         pub fn count_byte(hay: &[u8], needle: u8) -> usize {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature(hay: &[u8], needle: u8) -> usize {
-                $crate::generic::count_byte::<$v>(hay, needle)
+            fn with_feature(hay: &[u8], needle: u8) -> usize {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::count_byte::<$v>(hay, needle) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -143,8 +146,9 @@ macro_rules! handwritten_bytes {
         #[doc = concat!("`scalar::nth_byte`, hand-written (`generic::nth_byte`) with `", $feature, "`.")]
         pub fn nth_byte(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
-                $crate::generic::nth_byte::<$v>(hay, needle, n)
+            fn with_feature(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::nth_byte::<$v>(hay, needle, n) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -154,8 +158,9 @@ macro_rules! handwritten_bytes {
         #[doc = concat!("`scalar::first_nonzero_word`, hand-written (`generic::first_nonzero_word`) with `", $feature, "`.")]
         pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature(words: &[u64]) -> Option<usize> {
-                $crate::generic::first_nonzero_word::<$v>(words)
+            fn with_feature(words: &[u64]) -> Option<usize> {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::first_nonzero_word::<$v>(words) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).

@@ -272,7 +272,8 @@ unsafe fn sum<V: FloatVector, const R: usize, const W: usize>(
     lanes: Lanes,
     ahead: bool,
 ) -> [[V; W]; R] {
-    let mut acc = [[V::zero(); W]; R];
+    // SAFETY: `V`'s features are present (the caller's contract).
+    let mut acc = [[unsafe { V::zero() }; W]; R];
     if ahead {
         // SAFETY: as the caller allows.
         unsafe { k_loop::<V, R, W, true>(&mut acc, g, block, ars, lanes) };
@@ -395,9 +396,9 @@ unsafe fn step<V: FloatVector, const R: usize, const W: usize>(
     b: *const V::T,
     lanes: Lanes,
 ) {
-    let mut bv = [V::zero(); W];
     // SAFETY: as the caller allows.
     unsafe {
+        let mut bv = [V::zero(); W];
         for (v, x) in bv.iter_mut().enumerate() {
             *x = match lanes {
                 Lanes::Below(len) => load_part::<V>(b, len),

@@ -133,8 +133,9 @@ int_vector! {
 byte_vector! {
     /// Thirty-two bytes.
     Bytes(__m256i): 32;
-    load |p| _mm256_loadu_si256(p.cast()),
     splat |b| _mm256_set1_epi8(b as i8),
+    load |p| _mm256_loadu_si256(p.cast()),
+    store |v, p| _mm256_storeu_si256(p.cast(), v),
     eq |a, b| _mm256_cmpeq_epi8(a, b),
     sub |a, b| _mm256_sub_epi8(a, b),
     or |a, b| _mm256_or_si256(a, b),

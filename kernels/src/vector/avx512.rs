@@ -114,8 +114,9 @@ int_vector! {
 byte_vector! {
     /// Sixty-four bytes.
     Bytes(__m512i): 64;
-    load |p| _mm512_loadu_si512(p.cast()),
     splat |b| _mm512_set1_epi8(b as i8),
+    load |p| _mm512_loadu_si512(p.cast()),
+    store |v, p| _mm512_storeu_si512(p.cast(), v),
     eq |a, b| _mm512_movm_epi8(_mm512_cmpeq_epi8_mask(a, b)),
     sub |a, b| _mm512_sub_epi8(a, b),
     or |a, b| _mm512_or_si512(a, b),

@@ -46,29 +46,33 @@ impl Element for f64 {
 /// The most lanes a vector has (AVX-512 `f32`): room on the stack for any vector.
 pub(crate) const MAX_LANES: usize = 16;
 
-/// A vector of `N` floats of one ISA (see the module doc for the safety contract).
-pub trait FloatVector: Copy {
-    /// The element type.
-    type T: Arith;
+/// What every vector of one ISA has: `N` lanes of `T` (see the module doc for the
+/// safety contract), as `memchr`'s `Vector`.
+pub trait Vector: Copy {
+    /// The lane type.
+    type T: Copy + Default;
+    /// Lanes per vector.
+    const N: usize;
+    /// Every lane `x`.
+    unsafe fn splat(x: Self::T) -> Self;
+    /// `N` lanes from `p` (unaligned).
+    unsafe fn load(p: *const Self::T) -> Self;
+    /// `N` lanes to `p` (unaligned).
+    unsafe fn store(self, p: *mut Self::T);
+}
+
+/// A vector of floats.
+pub trait FloatVector: Vector<T: Arith> {
     /// Integer lanes of the same width (`i64` for `f64`, `i32` for `f32`).
     type Int: IntVector;
     /// A lane mask as the ISA's comparisons produce it (a vector of all-ones lanes,
     /// or a `k` register).
     type Mask: Copy;
-    /// Lanes per vector.
-    const N: usize;
     /// Whether the ISA has fused multiply-add, so [`FloatVector::madd`] rounds once.
     const FMA: bool;
 
     /// Every lane `+0`.
     unsafe fn zero() -> Self;
-    /// Every lane `x`.
-    unsafe fn splat(x: Self::T) -> Self;
-    /// `N` elements from `p` (unaligned).
-    unsafe fn load(p: *const Self::T) -> Self;
-    /// `N` elements to `p` (unaligned).
-    unsafe fn store(self, p: *mut Self::T);
-
     /// `a + b`
     unsafe fn add(a: Self, b: Self) -> Self;
     /// `a - b`
@@ -146,19 +150,9 @@ pub trait FloatVector: Copy {
     unsafe fn lookup2(lo: Self, hi: Self, idx: Self::Int) -> Self;
 }
 
-/// `N` integer lanes of one ISA, the [`FloatVector::Int`] of a float vector (same
-/// safety contract). Arithmetic wraps.
-pub trait IntVector: Copy {
-    /// The lane type (`i64` or `i32`).
-    type T: Copy + Default + core::fmt::Debug + PartialEq + Into<i64>;
-    /// Lanes per vector.
-    const N: usize;
-    /// Every lane `x`.
-    unsafe fn splat(x: Self::T) -> Self;
-    /// `N` lanes from `p` (unaligned).
-    unsafe fn load(p: *const Self::T) -> Self;
-    /// `N` lanes to `p` (unaligned).
-    unsafe fn store(self, p: *mut Self::T);
+/// A vector of integers, the [`FloatVector::Int`] of a float vector. Arithmetic
+/// wraps.
+pub trait IntVector: Vector<T: core::fmt::Debug + PartialEq + Into<i64>> {
     /// `a + b`, wrapping.
     unsafe fn add(a: Self, b: Self) -> Self;
     /// `a - b`, wrapping.
@@ -174,14 +168,8 @@ pub trait IntVector: Copy {
     unsafe fn shr<const S: u32>(a: Self) -> Self;
 }
 
-/// A vector of `N` bytes of one ISA (same safety contract as [`FloatVector`]).
-pub trait ByteVector: Copy {
-    /// Bytes per vector.
-    const N: usize;
-    /// `N` bytes from `p` (unaligned).
-    unsafe fn load(p: *const u8) -> Self;
-    /// Every byte `b`.
-    unsafe fn splat(b: u8) -> Self;
+/// A vector of bytes.
+pub trait ByteVector: Vector<T = u8> {
     /// `0xff` where the bytes are equal, else `0`.
     unsafe fn eq(a: Self, b: Self) -> Self;
     /// Bytewise wrapping `a - b`.
@@ -206,9 +194,55 @@ pub trait ByteVector: Copy {
     }
 }
 
+/// One method of a vector impl whose body is one expression over registers: the
+/// arguments named in `open(..)` are newtypes unwrapped to their registers, and
+/// `wrap $w` puts the result in the newtype `$w`. The `SAFETY` argument is the same
+/// for every one: the trait's contract (the caller runs where the ISA's features are
+/// present, and pointer arguments are valid for `N` lanes).
+macro_rules! method {
+    ($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, open($($o:ident),*), $body:expr
+     $(, wrap $w:ident)?) => {
+        #[inline(always)]
+        unsafe fn $name($($arg: $ty),*) -> $ret {
+            $(let $o = $o.0;)*
+            // SAFETY: the trait's contract (see the macro).
+            let r = unsafe { $body };
+            $($w)?(r)
+        }
+    };
+}
+
+/// `Vector` for the newtype `$v` over `$raw`, `$n` lanes of `$t`: the part every
+/// kind of vector shares.
+macro_rules! vector_base {
+    ($(#[$doc:meta])* $v:ident($raw:ty): $n:literal x $t:ty;
+     splat |$sx:ident| $splat:expr,
+     load |$lp:ident| $load:expr,
+     store |$sv:ident, $sp:ident| $store:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub struct $v(pub(crate) $raw);
+
+        // The one-lane scalar form has no unsafe operation in most methods.
+        #[allow(unused_unsafe)]
+        impl $crate::vector::Vector for $v {
+            type T = $t;
+            const N: usize = $n;
+            method!(splat($sx: $t) -> Self, open(), $splat, wrap $v);
+            method!(load($lp: *const $t) -> Self, open(), $load, wrap $v);
+            #[inline(always)]
+            unsafe fn store(self, $sp: *mut $t) {
+                let $sv = self.0;
+                // SAFETY: the trait's contract (`p` valid for `N` writes).
+                unsafe { $store }
+            }
+        }
+    };
+}
+
 /// A [`FloatVector`] impl from one expression per method, each over the raw
-/// registers (`|a, b| _mm256_add_pd(a, b)`): the wrapping, the signatures and the
-/// `SAFETY` argument are written once here, each ISA file says only which
+/// registers (`add |a, b| _mm256_add_pd(a, b)`): the signatures, the wrapping and
+/// the `SAFETY` argument are written once here, each ISA file says only which
 /// instructions. `$v` wraps `$raw`; its integer lanes are the [`IntVector`] `$int`.
 macro_rules! float_vector {
     (
@@ -243,184 +277,50 @@ macro_rules! float_vector {
         from_int |$i22:ident| $from_int:expr,
         lookup2 |$lo:ident, $hi:ident, $ix:ident| $lookup2:expr $(,)?
     ) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy)]
-        pub struct $v(pub(crate) $raw);
+        vector_base! {
+            $(#[$doc])*
+            $v($raw): $n x $t;
+            splat |$sx| $splat,
+            load |$lp| $load,
+            store |$sv, $sp| $store
+        }
 
-        // SAFETY (every block below): each method runs this ISA's instructions on
-        // registers, which the trait's contract allows (the caller runs where the
-        // ISA's features are present); `load` and `store` also need `p` valid for
-        // `N` elements, which is their contract too.
-        // The one-lane scalar form has no unsafe operation in most methods.
         #[allow(unused_unsafe)]
         impl $crate::vector::FloatVector for $v {
-            type T = $t;
             type Int = $int;
             type Mask = $m;
-            const N: usize = $n;
             const FMA: bool = $fma;
-            #[inline(always)]
-            unsafe fn zero() -> Self {
-                // SAFETY: see the impl.
-                $v(unsafe { $zero })
-            }
-            #[inline(always)]
-            unsafe fn splat($sx: $t) -> Self {
-                // SAFETY: see the impl.
-                $v(unsafe { $splat })
-            }
-            #[inline(always)]
-            unsafe fn load($lp: *const $t) -> Self {
-                // SAFETY: see the impl (`p` valid for `N` reads).
-                $v(unsafe { $load })
-            }
-            #[inline(always)]
-            unsafe fn store(self, $sp: *mut $t) {
-                let $sv = self.0;
-                // SAFETY: see the impl (`p` valid for `N` writes).
-                unsafe { $store }
-            }
-            #[inline(always)]
-            unsafe fn add($a0: Self, $b0: Self) -> Self {
-                let ($a0, $b0) = ($a0.0, $b0.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $add })
-            }
-            #[inline(always)]
-            unsafe fn sub($a1: Self, $b1: Self) -> Self {
-                let ($a1, $b1) = ($a1.0, $b1.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $sub })
-            }
-            #[inline(always)]
-            unsafe fn mul($a2: Self, $b2: Self) -> Self {
-                let ($a2, $b2) = ($a2.0, $b2.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $mul })
-            }
-            #[inline(always)]
-            unsafe fn div($a3: Self, $b3: Self) -> Self {
-                let ($a3, $b3) = ($a3.0, $b3.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $div })
-            }
-            #[inline(always)]
-            unsafe fn mul_add($a4: Self, $b4: Self, $c4: Self) -> Self {
-                let ($a4, $b4, $c4) = ($a4.0, $b4.0, $c4.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $mul_add })
-            }
-            #[inline(always)]
-            unsafe fn madd($a5: Self, $b5: Self, $c5: Self) -> Self {
-                let ($a5, $b5, $c5) = ($a5.0, $b5.0, $c5.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $madd })
-            }
-            #[inline(always)]
-            unsafe fn max($a6: Self, $b6: Self) -> Self {
-                let ($a6, $b6) = ($a6.0, $b6.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $max })
-            }
-            #[inline(always)]
-            unsafe fn min($a7: Self, $b7: Self) -> Self {
-                let ($a7, $b7) = ($a7.0, $b7.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $min })
-            }
-            #[inline(always)]
-            unsafe fn eq($a8: Self, $b8: Self) -> $m {
-                let ($a8, $b8) = ($a8.0, $b8.0);
-                // SAFETY: see the impl.
-                unsafe { $eq }
-            }
-            #[inline(always)]
-            unsafe fn lt($a9: Self, $b9: Self) -> $m {
-                let ($a9, $b9) = ($a9.0, $b9.0);
-                // SAFETY: see the impl.
-                unsafe { $lt }
-            }
-            #[inline(always)]
-            unsafe fn le($a10: Self, $b10: Self) -> $m {
-                let ($a10, $b10) = ($a10.0, $b10.0);
-                // SAFETY: see the impl.
-                unsafe { $le }
-            }
-            #[inline(always)]
-            unsafe fn unord($a11: Self, $b11: Self) -> $m {
-                let ($a11, $b11) = ($a11.0, $b11.0);
-                // SAFETY: see the impl.
-                unsafe { $unord }
-            }
-            #[inline(always)]
-            unsafe fn mask_or($a12: $m, $b12: $m) -> $m {
-                // SAFETY: see the impl.
-                unsafe { $mask_or }
-            }
-            #[inline(always)]
-            unsafe fn mask_and($a13: $m, $b13: $m) -> $m {
-                // SAFETY: see the impl.
-                unsafe { $mask_and }
-            }
-            #[inline(always)]
-            unsafe fn any($m14: $m) -> bool {
-                // SAFETY: see the impl.
-                unsafe { $any }
-            }
-            #[inline(always)]
-            unsafe fn select($m15: $m, $a15: Self, $b15: Self) -> Self {
-                let ($a15, $b15) = ($a15.0, $b15.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $select })
-            }
-            #[inline(always)]
-            unsafe fn and_bits($a16: Self, $b16: Self) -> Self {
-                let ($a16, $b16) = ($a16.0, $b16.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $and_bits })
-            }
-            #[inline(always)]
-            unsafe fn or_bits($a17: Self, $b17: Self) -> Self {
-                let ($a17, $b17) = ($a17.0, $b17.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $or_bits })
-            }
-            #[inline(always)]
-            unsafe fn signs($a18: Self) -> u32 {
-                let $a18 = $a18.0;
-                // SAFETY: see the impl.
-                unsafe { $signs }
-            }
-            #[inline(always)]
-            unsafe fn to_bits($a19: Self) -> $int {
-                let $a19 = $a19.0;
-                // SAFETY: see the impl.
-                $int(unsafe { $to_bits })
-            }
-            #[inline(always)]
-            unsafe fn from_bits($i20: $int) -> Self {
-                let $i20 = $i20.0;
-                // SAFETY: see the impl.
-                $v(unsafe { $from_bits })
-            }
-            #[inline(always)]
-            unsafe fn round_int($a21: Self) -> $int {
-                let $a21 = $a21.0;
-                // SAFETY: see the impl.
-                $int(unsafe { $round_int })
-            }
-            #[inline(always)]
-            unsafe fn from_int($i22: $int) -> Self {
-                let $i22 = $i22.0;
-                // SAFETY: see the impl.
-                $v(unsafe { $from_int })
-            }
-            #[inline(always)]
-            unsafe fn lookup2($lo: Self, $hi: Self, $ix: $int) -> Self {
-                let ($lo, $hi, $ix) = ($lo.0, $hi.0, $ix.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $lookup2 })
-            }
+            method!(zero() -> Self, open(), $zero, wrap $v);
+            method!(add($a0: Self, $b0: Self) -> Self, open($a0, $b0), $add, wrap $v);
+            method!(sub($a1: Self, $b1: Self) -> Self, open($a1, $b1), $sub, wrap $v);
+            method!(mul($a2: Self, $b2: Self) -> Self, open($a2, $b2), $mul, wrap $v);
+            method!(div($a3: Self, $b3: Self) -> Self, open($a3, $b3), $div, wrap $v);
+            method!(mul_add($a4: Self, $b4: Self, $c4: Self) -> Self, open($a4, $b4, $c4),
+                $mul_add, wrap $v);
+            method!(madd($a5: Self, $b5: Self, $c5: Self) -> Self, open($a5, $b5, $c5),
+                $madd, wrap $v);
+            method!(max($a6: Self, $b6: Self) -> Self, open($a6, $b6), $max, wrap $v);
+            method!(min($a7: Self, $b7: Self) -> Self, open($a7, $b7), $min, wrap $v);
+            method!(eq($a8: Self, $b8: Self) -> $m, open($a8, $b8), $eq);
+            method!(lt($a9: Self, $b9: Self) -> $m, open($a9, $b9), $lt);
+            method!(le($a10: Self, $b10: Self) -> $m, open($a10, $b10), $le);
+            method!(unord($a11: Self, $b11: Self) -> $m, open($a11, $b11), $unord);
+            method!(mask_or($a12: $m, $b12: $m) -> $m, open(), $mask_or);
+            method!(mask_and($a13: $m, $b13: $m) -> $m, open(), $mask_and);
+            method!(any($m14: $m) -> bool, open(), $any);
+            method!(select($m15: $m, $a15: Self, $b15: Self) -> Self, open($a15, $b15),
+                $select, wrap $v);
+            method!(and_bits($a16: Self, $b16: Self) -> Self, open($a16, $b16), $and_bits,
+                wrap $v);
+            method!(or_bits($a17: Self, $b17: Self) -> Self, open($a17, $b17), $or_bits,
+                wrap $v);
+            method!(signs($a18: Self) -> u32, open($a18), $signs);
+            method!(to_bits($a19: Self) -> $int, open($a19), $to_bits, wrap $int);
+            method!(from_bits($i20: $int) -> Self, open($i20), $from_bits, wrap $v);
+            method!(round_int($a21: Self) -> $int, open($a21), $round_int, wrap $int);
+            method!(from_int($i22: $int) -> Self, open($i22), $from_int, wrap $v);
+            method!(lookup2($lo: Self, $hi: Self, $ix: $int) -> Self, open($lo, $hi, $ix),
+                $lookup2, wrap $v);
         }
     };
 }
@@ -441,68 +341,32 @@ macro_rules! int_vector {
         shl<$s4:ident> |$a4:ident| $shl:expr,
         shr<$s5:ident> |$a5:ident| $shr:expr $(,)?
     ) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy)]
-        pub struct $v(pub(crate) $raw);
+        vector_base! {
+            $(#[$doc])*
+            $v($raw): $n x $t;
+            splat |$sx| $splat,
+            load |$lp| $load,
+            store |$sv, $sp| $store
+        }
 
-        // SAFETY (every block below): as for `float_vector!`.
-        // The one-lane scalar form has no unsafe operation in most methods.
         #[allow(unused_unsafe)]
         impl $crate::vector::IntVector for $v {
-            type T = $t;
-            const N: usize = $n;
-            #[inline(always)]
-            unsafe fn splat($sx: $t) -> Self {
-                // SAFETY: see the impl.
-                $v(unsafe { $splat })
-            }
-            #[inline(always)]
-            unsafe fn load($lp: *const $t) -> Self {
-                // SAFETY: see the impl (`p` valid for `N` reads).
-                $v(unsafe { $load })
-            }
-            #[inline(always)]
-            unsafe fn store(self, $sp: *mut $t) {
-                let $sv = self.0;
-                // SAFETY: see the impl (`p` valid for `N` writes).
-                unsafe { $store }
-            }
-            #[inline(always)]
-            unsafe fn add($a0: Self, $b0: Self) -> Self {
-                let ($a0, $b0) = ($a0.0, $b0.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $add })
-            }
-            #[inline(always)]
-            unsafe fn sub($a1: Self, $b1: Self) -> Self {
-                let ($a1, $b1) = ($a1.0, $b1.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $sub })
-            }
-            #[inline(always)]
-            unsafe fn and($a2: Self, $b2: Self) -> Self {
-                let ($a2, $b2) = ($a2.0, $b2.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $and })
-            }
-            #[inline(always)]
-            unsafe fn or($a3: Self, $b3: Self) -> Self {
-                let ($a3, $b3) = ($a3.0, $b3.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $or })
-            }
+            method!(add($a0: Self, $b0: Self) -> Self, open($a0, $b0), $add, wrap $v);
+            method!(sub($a1: Self, $b1: Self) -> Self, open($a1, $b1), $sub, wrap $v);
+            method!(and($a2: Self, $b2: Self) -> Self, open($a2, $b2), $and, wrap $v);
+            method!(or($a3: Self, $b3: Self) -> Self, open($a3, $b3), $or, wrap $v);
             #[inline(always)]
             unsafe fn shl<const $s4: u32>($a4: Self) -> Self {
                 const { assert!($s4 < <$t>::BITS) };
                 let $a4 = $a4.0;
-                // SAFETY: see the impl.
+                // SAFETY: the trait's contract.
                 $v(unsafe { $shl })
             }
             #[inline(always)]
             unsafe fn shr<const $s5: u32>($a5: Self) -> Self {
                 const { assert!($s5 < <$t>::BITS) };
                 let $a5 = $a5.0;
-                // SAFETY: see the impl.
+                // SAFETY: the trait's contract.
                 $v(unsafe { $shr })
             }
         }
@@ -515,8 +379,9 @@ macro_rules! byte_vector {
     (
         $(#[$doc:meta])*
         $v:ident($raw:ty): $n:literal;
-        load |$lp:ident| $load:expr,
         splat |$sx:ident| $splat:expr,
+        load |$lp:ident| $load:expr,
+        store |$sv:ident, $sp:ident| $store:expr,
         eq |$a0:ident, $b0:ident| $eq:expr,
         sub |$a1:ident, $b1:ident| $sub:expr,
         or |$a2:ident, $b2:ident| $or:expr,
@@ -524,62 +389,24 @@ macro_rules! byte_vector {
         is_zero |$a4:ident| $is_zero:expr
         $(, tally |$acc:ident, $x:ident, $needle:ident, $minus_one:ident| $tally:expr)? $(,)?
     ) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy)]
-        pub struct $v(pub(crate) $raw);
+        vector_base! {
+            $(#[$doc])*
+            $v($raw): $n x u8;
+            splat |$sx| $splat,
+            load |$lp| $load,
+            store |$sv, $sp| $store
+        }
 
-        // SAFETY (every block below): as for `float_vector!`.
-        // The one-lane scalar form has no unsafe operation in most methods.
         #[allow(unused_unsafe)]
         impl $crate::vector::ByteVector for $v {
-            const N: usize = $n;
-            #[inline(always)]
-            unsafe fn load($lp: *const u8) -> Self {
-                // SAFETY: see the impl (`p` valid for `N` reads).
-                $v(unsafe { $load })
-            }
-            #[inline(always)]
-            unsafe fn splat($sx: u8) -> Self {
-                // SAFETY: see the impl.
-                $v(unsafe { $splat })
-            }
-            #[inline(always)]
-            unsafe fn eq($a0: Self, $b0: Self) -> Self {
-                let ($a0, $b0) = ($a0.0, $b0.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $eq })
-            }
-            #[inline(always)]
-            unsafe fn sub($a1: Self, $b1: Self) -> Self {
-                let ($a1, $b1) = ($a1.0, $b1.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $sub })
-            }
-            #[inline(always)]
-            unsafe fn or($a2: Self, $b2: Self) -> Self {
-                let ($a2, $b2) = ($a2.0, $b2.0);
-                // SAFETY: see the impl.
-                $v(unsafe { $or })
-            }
-            #[inline(always)]
-            unsafe fn sum($a3: Self) -> usize {
-                let $a3 = $a3.0;
-                // SAFETY: see the impl.
-                unsafe { $sum }
-            }
-            #[inline(always)]
-            unsafe fn is_zero($a4: Self) -> bool {
-                let $a4 = $a4.0;
-                // SAFETY: see the impl.
-                unsafe { $is_zero }
-            }
+            method!(eq($a0: Self, $b0: Self) -> Self, open($a0, $b0), $eq, wrap $v);
+            method!(sub($a1: Self, $b1: Self) -> Self, open($a1, $b1), $sub, wrap $v);
+            method!(or($a2: Self, $b2: Self) -> Self, open($a2, $b2), $or, wrap $v);
+            method!(sum($a3: Self) -> usize, open($a3), $sum);
+            method!(is_zero($a4: Self) -> bool, open($a4), $is_zero);
             $(
-                #[inline(always)]
-                unsafe fn tally($acc: Self, $x: Self, $needle: Self, $minus_one: Self) -> Self {
-                    let ($acc, $x, $needle, $minus_one) = ($acc.0, $x.0, $needle.0, $minus_one.0);
-                    // SAFETY: see the impl.
-                    $v(unsafe { $tally })
-                }
+                method!(tally($acc: Self, $x: Self, $needle: Self, $minus_one: Self) -> Self,
+                    open($acc, $x, $needle, $minus_one), $tally, wrap $v);
             )?
         }
     };

@@ -149,8 +149,9 @@ int_vector! {
 byte_vector! {
     /// Sixteen bytes.
     Bytes(uint8x16_t): 16;
-    load |p| vld1q_u8(p),
     splat |b| vdupq_n_u8(b),
+    load |p| vld1q_u8(p),
+    store |v, p| vst1q_u8(p, v),
     eq |a, b| vceqq_u8(a, b),
     sub |a, b| vsubq_u8(a, b),
     or |a, b| vorrq_u8(a, b),

@@ -78,8 +78,9 @@ one_lane_float!(
 byte_vector! {
     /// One byte.
     Bytes1(u8): 1;
-    load |p| *p,
     splat |b| b,
+    load |p| *p,
+    store |v, p| *p = v,
     eq |a, b| if a == b { 0xff } else { 0 },
     sub |a, b| a.wrapping_sub(b),
     or |a, b| a | b,

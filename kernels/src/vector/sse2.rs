@@ -2,7 +2,7 @@
 //! goes lane by lane through the C library's fma, `madd` multiplies then adds. No
 //! variable permute: `lookup2` goes lane by lane too.
 
-use super::{FloatVector, IntVector, Isa, MAX_LANES};
+use super::{FloatVector, Isa, Vector, MAX_LANES};
 use crate::scalar::Arith;
 use core::arch::x86_64::*;
 
@@ -125,8 +125,9 @@ int_vector! {
 byte_vector! {
     /// Sixteen bytes.
     Bytes(__m128i): 16;
-    load |p| _mm_loadu_si128(p.cast()),
     splat |b| _mm_set1_epi8(b as i8),
+    load |p| _mm_loadu_si128(p.cast()),
+    store |v, p| _mm_storeu_si128(p.cast(), v),
     eq |a, b| _mm_cmpeq_epi8(a, b),
     sub |a, b| _mm_sub_epi8(a, b),
     or |a, b| _mm_or_si128(a, b),
@@ -167,7 +168,7 @@ unsafe fn mul_add_by_lanes<V: FloatVector>(a: V, b: V, c: V) -> V {
 #[inline(always)]
 unsafe fn lookup2_by_lanes<V: FloatVector>(lo: V, hi: V, idx: V::Int) -> V {
     let mut table = [V::T::ZERO; 2 * MAX_LANES];
-    let mut ix = [<V::Int as IntVector>::T::default(); MAX_LANES];
+    let mut ix = [<V::Int as Vector>::T::default(); MAX_LANES];
     // SAFETY: `table` holds `2 * MAX_LANES >= 2 * N` elements and `ix` `MAX_LANES
     // >= N`; the caller's contract.
     unsafe {

@@ -3,7 +3,7 @@
 //! edge values: zeros of both signs, subnormals, the largest finite values,
 //! infinities, NaNs with payloads, ties of rounding.
 
-use super::{ByteVector, FloatVector, IntVector, Isa};
+use super::{ByteVector, FloatVector, IntVector, Isa, Vector};
 use crate::scalar::Arith;
 use crate::{available_tiers, Tier};
 use core::fmt::Debug;
@@ -164,36 +164,19 @@ fn same<T: Float>(got: T, want: T) -> bool {
 
 /// The lanes of `v`.
 #[inline(always)]
-unsafe fn lanes<V: FloatVector>(v: V) -> Vec<V::T> {
-    let mut out = vec![V::T::ZERO; V::N];
-    // SAFETY: `out` holds `N` elements; the caller runs with `V`'s features.
+unsafe fn lanes<V: Vector>(v: V) -> Vec<V::T> {
+    let mut out = vec![V::T::default(); V::N];
+    // SAFETY: `out` holds `N` lanes; the caller runs with `V`'s features.
     unsafe { v.store(out.as_mut_ptr()) };
     out
 }
 
-/// A vector of the `N` elements of `x`.
+/// A vector of the `N` lanes of `x`.
 #[inline(always)]
-unsafe fn vector<V: FloatVector>(x: &[V::T]) -> V {
+unsafe fn vector<V: Vector>(x: &[V::T]) -> V {
     assert_eq!(x.len(), V::N);
-    // SAFETY: `x` holds `N` elements; the caller runs with `V`'s features.
+    // SAFETY: `x` holds `N` lanes; the caller runs with `V`'s features.
     unsafe { V::load(x.as_ptr()) }
-}
-
-/// The lanes of integer vector `v`.
-#[inline(always)]
-unsafe fn int_lanes<I: IntVector>(v: I) -> Vec<I::T> {
-    let mut out = vec![I::T::default(); I::N];
-    // SAFETY: `out` holds `N` lanes; the caller runs with `I`'s features.
-    unsafe { v.store(out.as_mut_ptr()) };
-    out
-}
-
-/// An integer vector of the `N` lanes of `x`.
-#[inline(always)]
-unsafe fn int_vector<I: IntVector>(x: &[I::T]) -> I {
-    assert_eq!(x.len(), I::N);
-    // SAFETY: `x` holds `N` lanes; the caller runs with `I`'s features.
-    unsafe { I::load(x.as_ptr()) }
 }
 
 /// `xs` cut into vectors of `n`, the last one padded with `xs[0]`.
@@ -243,7 +226,7 @@ where
     let (xa, xb, xc) = operands::<V::T>();
     let (ca, cb, cc) = (chunks(&xa, n), chunks(&xb, n), chunks(&xc, n));
     let one = V::T::ONE;
-    // SAFETY (the whole body): the caller's contract; every pointer handed to a
+    // SAFETY: (the whole body) the caller's contract; every pointer handed to a
     // vector method is a slice of `N` elements.
     unsafe {
         assert!(
@@ -370,7 +353,7 @@ where
                 .iter()
                 .map(|x| <V::T as Float>::Lane::wrap(x.bits() as i64))
                 .collect();
-            assert_eq!(int_lanes(V::to_bits(va)), want, "{tier} to_bits {a:?}");
+            assert_eq!(lanes(V::to_bits(va)), want, "{tier} to_bits {a:?}");
         }
         assert!(
             fused_seen,
@@ -378,12 +361,12 @@ where
         );
         // Conversions.
         for x in chunks(&V::T::round_cases(), n) {
-            let got = int_lanes(V::round_int(vector::<V>(&x)));
+            let got = lanes(V::round_int(vector::<V>(&x)));
             let want: Vec<_> = x.iter().map(|x| x.round_even()).collect();
             assert_eq!(got, want, "{tier} round_int {x:?}");
         }
         for i in chunks(&V::T::int_cases(), n) {
-            let got = lanes(V::from_int(int_vector::<V::Int>(&i)));
+            let got = lanes(V::from_int(vector::<V::Int>(&i)));
             for (g, &i) in got.iter().zip(&i) {
                 let want = V::T::from_lane(i);
                 assert_eq!(g.bits(), want.bits(), "{tier} from_int({i:?}) = {g:?}");
@@ -405,7 +388,7 @@ where
         }));
         let idx: Vec<<V::T as Float>::Lane> = idx.into_iter().map(Lane::wrap).collect();
         for ix in chunks(&idx, n) {
-            let got = lanes(V::lookup2(lo, hi, int_vector::<V::Int>(&ix)));
+            let got = lanes(V::lookup2(lo, hi, vector::<V::Int>(&ix)));
             for (g, &i) in got.iter().zip(&ix) {
                 let want = table[(i.into() as usize) & (2 * n - 1)];
                 assert_eq!(g.bits(), want.bits(), "{tier} lookup2 index {i:?}");
@@ -454,26 +437,26 @@ where
     };
     let shl = |x: i64, s: u32| I::T::wrap(((x as u64) << s) as i64);
     let shr = |x: i64, s: u32| I::T::wrap((((x as u64) & mask) >> s) as i64);
-    // SAFETY (the whole body): the caller's contract; every pointer handed to a
+    // SAFETY: (the whole body) the caller's contract; every pointer handed to a
     // vector method is a slice of `N` lanes.
     unsafe {
         for (a, b) in chunks(&a, I::N).iter().zip(&chunks(&b, I::N)) {
-            let (va, vb) = (int_vector::<I>(a), int_vector::<I>(b));
+            let (va, vb) = (vector::<I>(a), vector::<I>(b));
             // 23 is the exponent field's place in an f32's bits; 31 moves the
             // lowest bit of an i32 to its sign.
             let got = [
-                ("load/store", int_lanes(va)),
-                ("splat", int_lanes(I::splat(a[0]))),
-                ("add", int_lanes(I::add(va, vb))),
-                ("sub", int_lanes(I::sub(va, vb))),
-                ("and", int_lanes(I::and(va, vb))),
-                ("or", int_lanes(I::or(va, vb))),
-                ("shl 1", int_lanes(I::shl::<1>(va))),
-                ("shl 23", int_lanes(I::shl::<23>(va))),
-                ("shl 31", int_lanes(I::shl::<31>(va))),
-                ("shr 1", int_lanes(I::shr::<1>(va))),
-                ("shr 23", int_lanes(I::shr::<23>(va))),
-                ("shr 31", int_lanes(I::shr::<31>(va))),
+                ("load/store", lanes(va)),
+                ("splat", lanes(I::splat(a[0]))),
+                ("add", lanes(I::add(va, vb))),
+                ("sub", lanes(I::sub(va, vb))),
+                ("and", lanes(I::and(va, vb))),
+                ("or", lanes(I::or(va, vb))),
+                ("shl 1", lanes(I::shl::<1>(va))),
+                ("shl 23", lanes(I::shl::<23>(va))),
+                ("shl 31", lanes(I::shl::<31>(va))),
+                ("shr 1", lanes(I::shr::<1>(va))),
+                ("shr 23", lanes(I::shr::<23>(va))),
+                ("shr 31", lanes(I::shr::<31>(va))),
             ];
             for j in 0..I::N {
                 let (x, y) = (a[j].into(), b[j].into());
@@ -520,12 +503,12 @@ unsafe fn check_wide_shifts<I: IntVector<T = i64>>(tier: Tier) {
     // slice of `N` lanes.
     unsafe {
         for x in chunks(&xs, I::N) {
-            let v = int_vector::<I>(&x);
+            let v = vector::<I>(&x);
             let got = [
-                int_lanes(I::shl::<52>(v)),
-                int_lanes(I::shr::<52>(v)),
-                int_lanes(I::shl::<63>(v)),
-                int_lanes(I::shr::<63>(v)),
+                lanes(I::shl::<52>(v)),
+                lanes(I::shr::<52>(v)),
+                lanes(I::shl::<63>(v)),
+                lanes(I::shr::<63>(v)),
             ];
             for (j, &x) in x.iter().enumerate() {
                 let u = x as u64;
@@ -538,8 +521,7 @@ unsafe fn check_wide_shifts<I: IntVector<T = i64>>(tier: Tier) {
     }
 }
 
-/// The byte methods of `B`, read through `sum` and `is_zero` (the trait has no
-/// store).
+/// The byte methods of `B`.
 ///
 /// # Safety
 /// The CPU has `B`'s features (the caller is compiled with them).
@@ -548,15 +530,22 @@ unsafe fn check_bytes<B: ByteVector>(tier: Tier) {
     let n = B::N;
     let hay: Vec<u8> = (0..n).map(|j| [10u8, 0, 255, 10, 7][j % 5]).collect();
     let total: usize = hay.iter().map(|&b| b as usize).sum();
-    // SAFETY: the caller's contract; `hay` and `zeros` hold `N` bytes.
+    // SAFETY: the caller's contract; every pointer handed to a vector method is a
+    // slice of `N` bytes.
     unsafe {
-        let v = B::load(hay.as_ptr());
-        assert_eq!(B::sum(v), total, "{tier} load/sum");
-        assert_eq!(B::sum(B::splat(3)), 3 * n, "{tier} splat");
+        let v = vector::<B>(&hay);
+        assert_eq!(lanes(v), hay, "{tier} load/store");
+        assert_eq!(B::sum(v), total, "{tier} sum");
+        assert_eq!(lanes(B::splat(3)), vec![3; n], "{tier} splat");
         for needle in [0u8, 10, 255, 99] {
             let count = hay.iter().filter(|&&b| b == needle).count();
             let hits = B::eq(v, B::splat(needle));
-            assert_eq!(B::sum(hits), 255 * count, "{tier} eq {needle}");
+            let want: Vec<u8> = hay
+                .iter()
+                .map(|&b| if b == needle { 0xff } else { 0 })
+                .collect();
+            assert_eq!(lanes(hits), want, "{tier} eq {needle}");
+            assert_eq!(B::sum(hits), 255 * count, "{tier} sum of eq {needle}");
             assert_eq!(
                 B::sum(B::sub(B::splat(0), hits)),
                 count,
@@ -567,8 +556,7 @@ unsafe fn check_bytes<B: ByteVector>(tier: Tier) {
             assert_eq!(B::sum(tally), n + count, "{tier} tally {needle}");
             assert_eq!(B::is_zero(hits), count == 0, "{tier} is_zero {needle}");
         }
-        let zeros = vec![0u8; n];
-        let z = B::load(zeros.as_ptr());
+        let z = vector::<B>(&vec![0u8; n]);
         assert!(B::is_zero(B::or(z, z)), "{tier} or of zeros");
         assert!(!B::is_zero(B::or(z, v)), "{tier} or");
     }

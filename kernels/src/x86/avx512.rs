@@ -117,8 +117,9 @@ pub fn count_byte(hay: &[u8], needle: u8) -> usize {
         return super::avx2::count_byte(hay, needle);
     }
     #[target_feature(enable = "avx512f,avx512bw,avx2")]
-    unsafe fn with_feature(hay: &[u8], needle: u8) -> usize {
-        crate::generic::count_byte::<Bytes>(hay, needle)
+    fn with_feature(hay: &[u8], needle: u8) -> usize {
+        // SAFETY: the features `Bytes` needs are enabled here.
+        unsafe { crate::generic::count_byte::<Bytes>(hay, needle) }
     }
     // SAFETY: reachable only through this tier's table, handed out when the CPU has
     // AVX-512 F and BW (and AVX2), the features `with_feature` enables.
