@@ -11,6 +11,7 @@
 //! # Ok::<(), ndsimd::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub use ndsimd_kernels as kernels;
 

@@ -98,15 +98,19 @@ macro_rules! ceiling_tier {
     };
 }
 
-static SCALAR: Ceilings = Ceilings {
-    tier: Tier::Scalar,
-    read_f64: f64s::read,
-    read_f32: f32s::read,
-    read2_write1_f64: f64s::read2_write1,
-    read2_write1_f32: f32s::read2_write1,
-    read1_write1_f64: f64s::read1_write1,
-    read1_write1_f32: f32s::read1_write1,
-};
+/// The scalar tier's ceilings: the loops as they are.
+pub(crate) mod scalar {
+    use super::{f32s, f64s, Ceilings, Tier};
+    pub static TABLE: Ceilings = Ceilings {
+        tier: Tier::Scalar,
+        read_f64: f64s::read,
+        read_f32: f32s::read,
+        read2_write1_f64: f64s::read2_write1,
+        read2_write1_f32: f32s::read2_write1,
+        read1_write1_f64: f64s::read1_write1,
+        read1_write1_f32: f32s::read1_write1,
+    };
+}
 
 #[cfg(target_arch = "x86_64")]
 ceiling_tier!(sse2, crate::Tier::Sse2, "sse2");
@@ -127,19 +131,7 @@ pub fn ceilings_for(tier: Tier) -> Option<&'static Ceilings> {
         // Only tiers the CPU has (and the cap allows) are handed out.
         return None;
     }
-    match tier {
-        Tier::Scalar => Some(&SCALAR),
-        #[cfg(target_arch = "x86_64")]
-        Tier::Sse2 => Some(&sse2::TABLE),
-        #[cfg(target_arch = "x86_64")]
-        Tier::Avx2 => Some(&avx2::TABLE),
-        #[cfg(target_arch = "x86_64")]
-        Tier::Avx512 => Some(&avx512::TABLE),
-        #[cfg(target_arch = "aarch64")]
-        Tier::Neon => Some(&neon::TABLE),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
+    crate::dispatch::kernels_for(tier).map(|k| k.ceilings)
 }
 
 /// The ceilings of the active tier.
@@ -151,7 +143,7 @@ pub fn ceilings_for(tier: Tier) -> Option<&'static Ceilings> {
 /// ```
 pub fn ceilings() -> &'static Ceilings {
     static C: OnceLock<&'static Ceilings> = OnceLock::new();
-    C.get_or_init(|| ceilings_for(crate::active_tier()).unwrap_or(&SCALAR))
+    C.get_or_init(|| ceilings_for(crate::active_tier()).unwrap_or(&scalar::TABLE))
 }
 
 #[cfg(test)]
@@ -162,14 +154,14 @@ mod tests {
     fn every_tier_moves_the_same_bits() {
         let a: Vec<f64> = (0..1001).map(|i| i as f64 * 0.5).collect();
         let b: Vec<f64> = (0..1001).map(|i| -(i as f64)).collect();
-        let want = SCALAR.read_f64;
+        let want = scalar::TABLE.read_f64;
         for t in crate::available_tiers() {
             let c = ceilings_for(t).unwrap();
             assert_eq!(c.tier, t);
             assert_eq!((c.read_f64)(&a), want(&a));
             let (mut o1, mut o2) = (vec![0.0; 1001], vec![0.0; 1001]);
             (c.read2_write1_f64)(&a, &b, &mut o1);
-            (SCALAR.read2_write1_f64)(&a, &b, &mut o2);
+            (scalar::TABLE.read2_write1_f64)(&a, &b, &mut o2);
             assert!(o1.iter().zip(&o2).all(|(x, y)| x.to_bits() == y.to_bits()));
         }
     }

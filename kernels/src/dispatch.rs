@@ -1,5 +1,6 @@
 //! CPU tier detection (once), the `NDSIMD_TIER` cap, and the kernel tables.
 
+use crate::{ceiling::Ceilings, gemm::kernel::Kernel};
 use crate::{scalar, ByteTable, KernelElement, Table};
 use std::fmt;
 use std::path::Path;
@@ -124,6 +125,40 @@ fn supported(tier: Tier) -> bool {
     // `Tier`'s order only means something within one architecture, so check the
     // family first: otherwise `Sse2 <= Neon` would let an x86 tier through on aarch64.
     arch_tiers().contains(&tier) && tier <= detected_tier()
+}
+
+/// Everything compiled for one tier: one static per tier (`tier_kernels!`, beside
+/// the tier's tables), found by [`kernels_for`].
+pub(crate) struct TierKernels {
+    pub(crate) f32: &'static Table<f32>,
+    pub(crate) f64: &'static Table<f64>,
+    pub(crate) bytes: &'static ByteTable,
+    pub(crate) gemm_f32: &'static Kernel<f32>,
+    pub(crate) gemm_f64: &'static Kernel<f64>,
+    pub(crate) ceilings: &'static Ceilings,
+}
+
+/// The code of `tier`, or `None` when this architecture has no such tier or this CPU
+/// lacks it: the one place a tier is mapped to its code, so holding any of it
+/// proves its features are present.
+pub(crate) fn kernels_for(tier: Tier) -> Option<&'static TierKernels> {
+    if !supported(tier) {
+        return None;
+    }
+    match tier {
+        Tier::Scalar => Some(&scalar::KERNELS),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Sse2 => Some(&crate::x86::sse2::KERNELS),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 => Some(&crate::x86::avx2::KERNELS),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 => Some(&crate::x86::avx512::KERNELS),
+        #[cfg(target_arch = "aarch64")]
+        Tier::Neon => Some(&crate::aarch64::neon::KERNELS),
+        // `supported` already refused tiers of other architectures.
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
 }
 
 /// The tier in use: the detected tier, capped by `NDSIMD_TIER` (read once).
@@ -284,59 +319,27 @@ pub fn byte_table() -> &'static ByteTable {
 /// assert!(byte_table_for(Tier::Scalar).is_some());
 /// ```
 pub fn byte_table_for(tier: Tier) -> Option<&'static ByteTable> {
-    if !supported(tier) {
-        return None;
-    }
-    match tier {
-        Tier::Scalar => Some(&scalar::BYTES),
-        #[cfg(target_arch = "x86_64")]
-        Tier::Sse2 => Some(&crate::x86::sse2::BYTES),
-        #[cfg(target_arch = "x86_64")]
-        Tier::Avx2 => Some(&crate::x86::avx2::BYTES),
-        #[cfg(target_arch = "x86_64")]
-        Tier::Avx512 => Some(&crate::x86::avx512::BYTES),
-        #[cfg(target_arch = "aarch64")]
-        Tier::Neon => Some(&crate::aarch64::neon::BYTES),
-        // `supported` already refused tiers of other architectures.
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
+    kernels_for(tier).map(|k| k.bytes)
 }
 
-/// One `KernelElement` impl per element type; `$table` names the statics each tier
-/// module defines for that type.
+/// One `KernelElement` impl per element type: `$table` names the scalar tier's
+/// static, `$field` the type's table in [`TierKernels`].
 macro_rules! kernel_element {
-    ($t:ty, $table:ident) => {
+    ($t:ty, $table:ident, $field:ident) => {
         impl KernelElement for $t {
             fn table() -> &'static Table<$t> {
                 static T: OnceLock<&'static Table<$t>> = OnceLock::new();
                 T.get_or_init(|| Self::table_for(active_tier()).unwrap_or(&scalar::$table))
             }
             fn table_for(tier: Tier) -> Option<&'static Table<$t>> {
-                if !supported(tier) {
-                    return None;
-                }
-                match tier {
-                    Tier::Scalar => Some(&scalar::$table),
-                    #[cfg(target_arch = "x86_64")]
-                    Tier::Sse2 => Some(&crate::x86::sse2::$table),
-                    #[cfg(target_arch = "x86_64")]
-                    Tier::Avx2 => Some(&crate::x86::avx2::$table),
-                    #[cfg(target_arch = "x86_64")]
-                    Tier::Avx512 => Some(&crate::x86::avx512::$table),
-                    #[cfg(target_arch = "aarch64")]
-                    Tier::Neon => Some(&crate::aarch64::neon::$table),
-                    // `supported` already refused tiers of other architectures.
-                    #[allow(unreachable_patterns)]
-                    _ => None,
-                }
+                kernels_for(tier).map(|k| k.$field)
             }
         }
     };
 }
 
-kernel_element!(f32, F32);
-kernel_element!(f64, F64);
+kernel_element!(f32, F32, f32);
+kernel_element!(f64, F64, f64);
 
 #[cfg(test)]
 mod tests {

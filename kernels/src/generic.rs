@@ -1,74 +1,22 @@
-//! The hand-written kernels, each algorithm written once over a small vector trait
-//! ([`FloatVec`], [`ByteVec`]) and instantiated inside each tier's
-//! `#[target_feature]` functions (the shape of `memchr`'s `arch/generic`).
+//! The hand-written kernels, each algorithm written once over the vector traits of
+//! [`crate::vector`] ([`FloatVector`], [`ByteVector`]) and instantiated inside each
+//! tier's `#[target_feature]` functions (the shape of `memchr`'s `arch/generic`).
 //!
 //! These are the kernels whose oracle LLVM cannot vectorise well: the reductions with
 //! NaN rules and early exits (`max`, `min`, `argmax`, `argmin`) and the byte and word
 //! scans. Everything is `#[inline(always)]` so it
 //! is compiled with the calling tier's features.
 //!
+//! Every function here is `unsafe` for the vector methods' one reason: it must run
+//! where `V`'s features are present (inside the tier's `#[target_feature]` function);
+//! those that take raw pointers or need a minimum length say so.
+//!
 //! Reads never pass the end of a slice: full blocks are read while they fit, and the
 //! rest is either a last block that overlaps the one before it (where reading an
 //! element twice cannot change the answer) or a scalar tail.
 
 use crate::scalar::{self, Arith};
-
-/// A vector of floats of one ISA. The methods are `unsafe` because they run that
-/// ISA's instructions: callers must run where the features are present (inside a
-/// `#[target_feature]` function of the tier), and pointers must be valid for `N`
-/// elements (no alignment needed).
-pub trait FloatVec: Copy {
-    /// The element type.
-    type T: Arith;
-    /// A lane mask (all ones where true) as the ISA's comparisons produce it.
-    type M: Copy;
-    /// Lanes per vector.
-    const N: usize;
-    /// Loads `N` elements from `p` (unaligned).
-    unsafe fn load(p: *const Self::T) -> Self;
-    /// Stores `N` elements to `p` (unaligned).
-    unsafe fn store(self, p: *mut Self::T);
-    /// Every lane `x`.
-    unsafe fn splat(x: Self::T) -> Self;
-    /// `a + b`
-    unsafe fn add(a: Self, b: Self) -> Self;
-    /// `a * b`
-    unsafe fn mul(a: Self, b: Self) -> Self;
-    /// The lanewise larger of `a` and `b` (either one when they compare equal). `a` is
-    /// NaN-free; a lane where `b` is NaN comes out NaN (x86 `maxpd` returns its second
-    /// operand, NEON `fmax` propagates), which the reductions use to find NaNs by
-    /// checking only their accumulators.
-    unsafe fn max(a: Self, b: Self) -> Self;
-    /// The lanewise smaller, with [`FloatVec::max`]'s NaN rule.
-    unsafe fn min(a: Self, b: Self) -> Self;
-    /// True in each lane where `a` or `b` is NaN.
-    unsafe fn unord(a: Self, b: Self) -> Self::M;
-    /// `==`
-    unsafe fn eq(a: Self, b: Self) -> Self::M;
-    /// Lanewise or of two masks.
-    unsafe fn or(a: Self::M, b: Self::M) -> Self::M;
-    /// Whether any lane of the mask is true.
-    unsafe fn any(m: Self::M) -> bool;
-    /// Bitwise and of the element bits.
-    unsafe fn and_bits(a: Self, b: Self) -> Self;
-    /// Bitwise or of the element bits.
-    unsafe fn or_bits(a: Self, b: Self) -> Self;
-    /// The sign bits, lane `j` in bit `j`.
-    unsafe fn signs(a: Self) -> u32;
-}
-
-/// A [`FloatVec`] of an ISA with fused multiply-add.
-pub trait FmaVec: FloatVec {
-    /// `a * b + c` rounded once.
-    unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self;
-}
-
-/// Maps an element type to its [`FloatVec`] in the ISA named by the marker `Isa`, so
-/// one generic kernel `fn max<T: VecOf<Avx2>>` fills both tables of a tier.
-pub trait VecOf<Isa>: Arith {
-    /// The vector type of `Self` in that ISA.
-    type V: FloatVec<T = Self>;
-}
+use crate::vector::{ByteVector, FloatVector, MAX_LANES};
 
 /// The most vectors a canonical reduction holds: `CANONICAL_LANES / N` is 8 with
 /// 256-bit vectors and 16 with 128-bit ones.
@@ -87,114 +35,134 @@ const MAX_ACC: usize = 16;
 /// (A copy of the tail into a padded chunk cost a `memcpy` call and store-forwarding
 /// stalls on every call, more than the whole loop of a 1Ki-element `f32` sum.)
 #[inline(always)]
-unsafe fn canonical<V: FloatVec>(
+unsafe fn canonical<V: FloatVector>(
     n: usize,
     identity: V::T,
     step: impl Fn(V, usize, usize) -> V,
     op: impl Fn(V, V) -> V,
     op1: impl Fn(V::T, V::T) -> V::T,
 ) -> V::T {
-    let l = V::T::CANONICAL_LANES;
-    let k_n = l / V::N;
-    debug_assert!(k_n <= MAX_ACC && k_n.is_power_of_two());
-    let mut acc = [V::splat(identity); MAX_ACC];
-    let whole = n - n % l;
-    let mut i = 0;
-    while i < whole {
+    // SAFETY: `V`'s features are present (the module's contract), and `lanes`
+    // holds `MAX_LANES >= N` elements for the store.
+    unsafe {
+        let l = V::T::CANONICAL_LANES;
+        let k_n = l / V::N;
+        debug_assert!(k_n <= MAX_ACC && k_n.is_power_of_two());
+        let mut acc = [V::splat(identity); MAX_ACC];
+        let whole = n - n % l;
+        let mut i = 0;
+        while i < whole {
+            for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
+                *acc = step(*acc, i + k * V::N, V::N);
+            }
+            i += l;
+        }
+        debug_assert_eq!(i, whole);
+        // The tail: whole vectors, then at most one partial one (constant indices, so
+        // the accumulators stay in registers).
         for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
-            *acc = step(*acc, i + k * V::N, V::N);
+            let at = whole + k * V::N;
+            if at < n {
+                *acc = step(*acc, at, V::N.min(n - at));
+            }
         }
-        i += l;
-    }
-    debug_assert_eq!(i, whole);
-    // The tail: whole vectors, then at most one partial one (constant indices, so
-    // the accumulators stay in registers).
-    for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
-        let at = whole + k * V::N;
-        if at < n {
-            *acc = step(*acc, at, V::N.min(n - at));
+        let mut width = k_n;
+        while width > 1 {
+            width /= 2;
+            for k in 0..width {
+                acc[k] = op(acc[k], acc[k + width]);
+            }
         }
-    }
-    let mut width = k_n;
-    while width > 1 {
-        width /= 2;
-        for k in 0..width {
-            acc[k] = op(acc[k], acc[k + width]);
+        let mut lanes = [identity; MAX_LANES];
+        debug_assert!(V::N <= lanes.len());
+        acc[0].store(lanes.as_mut_ptr());
+        let mut width = V::N;
+        while width > 1 {
+            width /= 2;
+            for j in 0..width {
+                lanes[j] = op1(lanes[j], lanes[j + width]);
+            }
         }
+        lanes[0]
     }
-    let mut lanes = [identity; 16];
-    debug_assert!(V::N <= lanes.len());
-    acc[0].store(lanes.as_mut_ptr());
-    let mut width = V::N;
-    while width > 1 {
-        width /= 2;
-        for j in 0..width {
-            lanes[j] = op1(lanes[j], lanes[j + width]);
-        }
-    }
-    lanes[0]
 }
 
 /// `r` (at most `N`) elements from `p`, the other lanes `fill`: a full load when
 /// `r == N`, else assembled on the stack without reading past `p + r`.
+///
+/// # Safety
+/// `p` is valid for `r` reads.
 #[inline(always)]
-unsafe fn load_upto<V: FloatVec>(p: *const V::T, r: usize, fill: V::T) -> V {
-    if r == V::N {
-        return V::load(p);
+unsafe fn load_upto<V: FloatVector>(p: *const V::T, r: usize, fill: V::T) -> V {
+    // SAFETY: `V`'s features are present; `p` is valid for `r` reads (the caller's
+    // contract) and `buf` holds `MAX_LANES >= N` elements.
+    unsafe {
+        if r == V::N {
+            return V::load(p);
+        }
+        let mut buf = [fill; MAX_LANES];
+        for (j, slot) in buf.iter_mut().enumerate().take(r) {
+            *slot = *p.add(j);
+        }
+        V::load(buf.as_ptr())
     }
-    let mut buf = [fill; 16];
-    for (j, slot) in buf.iter_mut().enumerate().take(r) {
-        *slot = *p.add(j);
-    }
-    V::load(buf.as_ptr())
 }
 
 /// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit.
 #[inline(always)]
-pub(crate) unsafe fn sum<V: FloatVec, const PROD: bool>(a: &[V::T]) -> V::T {
-    let identity = if PROD { V::T::ONE } else { V::T::NEG_ZERO };
-    let op = |x, y| if PROD { V::mul(x, y) } else { V::add(x, y) };
-    let p = a.as_ptr();
-    canonical::<V>(
-        a.len(),
-        identity,
-        |acc, at, r| op(acc, load_upto::<V>(p.add(at), r, identity)),
-        op,
-        |x, y| if PROD { x * y } else { x + y },
-    )
+pub(crate) unsafe fn sum<V: FloatVector, const PROD: bool>(a: &[V::T]) -> V::T {
+    // SAFETY: `V`'s features are present; `canonical` steps at `at` with `at + r <=
+    // a.len()`, so `load_upto` reads inside `a`.
+    unsafe {
+        let identity = if PROD { V::T::ONE } else { V::T::NEG_ZERO };
+        let op = |x, y| if PROD { V::mul(x, y) } else { V::add(x, y) };
+        let p = a.as_ptr();
+        canonical::<V>(
+            a.len(),
+            identity,
+            |acc, at, r| op(acc, load_upto::<V>(p.add(at), r, identity)),
+            op,
+            |x, y| if PROD { x * y } else { x + y },
+        )
+    }
 }
 
 /// A canonical dot product with `mac(x, y, acc)` as the step (the missing lanes of
 /// the last vector are `0 * -0 = -0`, which leaves an accumulator lane as it was).
 #[inline(always)]
-unsafe fn dot_with<V: FloatVec>(a: &[V::T], b: &[V::T], mac: impl Fn(V, V, V) -> V) -> V::T {
-    assert!(a.len() == b.len(), "kernel length mismatch");
-    let (pa, pb) = (a.as_ptr(), b.as_ptr());
-    canonical::<V>(
-        a.len(),
-        V::T::NEG_ZERO,
-        |acc, at, r| {
-            let x = load_upto::<V>(pa.add(at), r, V::T::ZERO);
-            let y = load_upto::<V>(pb.add(at), r, V::T::NEG_ZERO);
-            mac(x, y, acc)
-        },
-        |x, y| V::add(x, y),
-        |x, y| x + y,
-    )
+unsafe fn dot_with<V: FloatVector>(a: &[V::T], b: &[V::T], mac: impl Fn(V, V, V) -> V) -> V::T {
+    // SAFETY: as in `sum`, for `a` and `b` of the same length.
+    unsafe {
+        assert!(a.len() == b.len(), "kernel length mismatch");
+        let (pa, pb) = (a.as_ptr(), b.as_ptr());
+        canonical::<V>(
+            a.len(),
+            V::T::NEG_ZERO,
+            |acc, at, r| {
+                let x = load_upto::<V>(pa.add(at), r, V::T::ZERO);
+                let y = load_upto::<V>(pb.add(at), r, V::T::NEG_ZERO);
+                mac(x, y, acc)
+            },
+            |x, y| V::add(x, y),
+            |x, y| x + y,
+        )
+    }
 }
 
 /// [`scalar::dot`] (each product rounded, then added) bit for bit. Only the SSE2
 /// tier uses it (every other tier has FMA), so it is unused on aarch64.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) unsafe fn dot<V: FloatVec>(a: &[V::T], b: &[V::T]) -> V::T {
-    dot_with::<V>(a, b, |x, y, acc| V::add(acc, V::mul(x, y)))
+pub(crate) unsafe fn dot<V: FloatVector>(a: &[V::T], b: &[V::T]) -> V::T {
+    // SAFETY: `V`'s features are present.
+    unsafe { dot_with::<V>(a, b, |x, y, acc| V::add(acc, V::mul(x, y))) }
 }
 
 /// [`scalar::dot_fused`] bit for bit.
 #[inline(always)]
-pub(crate) unsafe fn dot_fused<V: FmaVec>(a: &[V::T], b: &[V::T]) -> V::T {
-    dot_with::<V>(a, b, |x, y, acc| V::mul_add(x, y, acc))
+pub(crate) unsafe fn dot_fused<V: FloatVector>(a: &[V::T], b: &[V::T]) -> V::T {
+    // SAFETY: `V`'s features are present.
+    unsafe { dot_with::<V>(a, b, |x, y, acc| V::mul_add(x, y, acc)) }
 }
 
 /// Vectors in flight in a reduction: compare/max latency 3-4 cycles on two pipes.
@@ -203,63 +171,67 @@ const U: usize = 8;
 /// The largest (`MAX`) or smallest element of a NaN-free slice, the zero's sign not
 /// settled, or `Err(i)` with `i` the index of the first NaN. Needs `a.len() >= U * N`.
 #[inline(always)]
-unsafe fn extreme<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Result<V::T, usize> {
-    let (n, p, block) = (a.len(), a.as_ptr(), U * V::N);
-    debug_assert!(n >= block);
-    // Starting from the first vector is safe even when it holds a NaN: the first
-    // block reloads it into `acc[0]`, and `max(NaN, NaN)` is NaN.
-    let mut acc = [V::load(p); U];
-    let mut i = 0;
-    loop {
-        // The last block overlaps the one before it instead of leaving a tail: seeing
-        // an element twice changes neither the extreme nor where the first NaN is (the
-        // elements before `i` are known to be NaN-free).
-        let at = i.min(n - block);
-        // A NaN element turns its accumulator lane NaN (the `max` contract), so the
-        // check looks at the U accumulators, not the U loaded vectors: the loads die
-        // at once and nothing spills. It must run every block, as the next update
-        // would replace a NaN lane.
-        for (k, acc) in acc.iter_mut().enumerate() {
-            let x = V::load(p.add(at + k * V::N));
-            *acc = if MAX {
-                V::max(*acc, x)
-            } else {
-                V::min(*acc, x)
-            };
+unsafe fn extreme<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Result<V::T, usize> {
+    // SAFETY: `V`'s features are present; every load is at `at + k * N` for `k < U`
+    // with `at <= n - U * N`, inside `a`, and `lanes` holds `MAX_LANES >= N` elements.
+    unsafe {
+        let (n, p, block) = (a.len(), a.as_ptr(), U * V::N);
+        debug_assert!(n >= block);
+        // Starting from the first vector is safe even when it holds a NaN: the first
+        // block reloads it into `acc[0]`, and `max(NaN, NaN)` is NaN.
+        let mut acc = [V::load(p); U];
+        let mut i = 0;
+        loop {
+            // The last block overlaps the one before it instead of leaving a tail: seeing
+            // an element twice changes neither the extreme nor where the first NaN is (the
+            // elements before `i` are known to be NaN-free).
+            let at = i.min(n - block);
+            // A NaN element turns its accumulator lane NaN (the `max` contract), so the
+            // check looks at the U accumulators, not the U loaded vectors: the loads die
+            // at once and nothing spills. It must run every block, as the next update
+            // would replace a NaN lane.
+            for (k, acc) in acc.iter_mut().enumerate() {
+                let x = V::load(p.add(at + k * V::N));
+                *acc = if MAX {
+                    V::max(*acc, x)
+                } else {
+                    V::min(*acc, x)
+                };
+            }
+            let mut nan = V::unord(acc[0], acc[1]);
+            for k in 1..U / 2 {
+                nan = V::mask_or(nan, V::unord(acc[2 * k], acc[2 * k + 1]));
+            }
+            if V::any(nan) {
+                return Err(at + first_nan(&a[at..at + block]));
+            }
+            i += block;
+            if i >= n {
+                break;
+            }
         }
-        let mut nan = V::unord(acc[0], acc[1]);
-        for k in 1..U / 2 {
-            nan = V::or(nan, V::unord(acc[2 * k], acc[2 * k + 1]));
+        let mut width = U;
+        while width > 1 {
+            width /= 2;
+            for k in 0..width {
+                acc[k] = if MAX {
+                    V::max(acc[k], acc[k + width])
+                } else {
+                    V::min(acc[k], acc[k + width])
+                };
+            }
         }
-        if V::any(nan) {
-            return Err(at + first_nan(&a[at..at + block]));
+        let mut lanes = [V::T::ZERO; MAX_LANES];
+        debug_assert!(V::N <= lanes.len());
+        acc[0].store(lanes.as_mut_ptr());
+        let mut m = lanes[0];
+        for &x in &lanes[1..V::N] {
+            if (MAX && x > m) || (!MAX && x < m) {
+                m = x;
+            }
         }
-        i += block;
-        if i >= n {
-            break;
-        }
+        Ok(m)
     }
-    let mut width = U;
-    while width > 1 {
-        width /= 2;
-        for k in 0..width {
-            acc[k] = if MAX {
-                V::max(acc[k], acc[k + width])
-            } else {
-                V::min(acc[k], acc[k + width])
-            };
-        }
-    }
-    let mut lanes = [V::T::ZERO; 16];
-    debug_assert!(V::N <= lanes.len());
-    acc[0].store(lanes.as_mut_ptr());
-    let mut m = lanes[0];
-    for &x in &lanes[1..V::N] {
-        if (MAX && x > m) || (!MAX && x < m) {
-            m = x;
-        }
-    }
-    Ok(m)
 }
 
 /// The index of the first NaN of a block known to hold one. Kept out of line: when
@@ -277,45 +249,56 @@ fn first_nan<T: Arith>(block: &[T]) -> usize {
 /// The zero that is the extreme of a NaN-free slice whose extreme compares equal to
 /// zero: for `MAX`, `+0` if some element has its sign bit clear (every element is
 /// `<= 0`, so that element is `+0`), else `-0`; for the minimum, mirrored.
+///
+/// # Safety
+/// `a.len() >= N`.
 #[inline(always)]
-unsafe fn settle_zero<V: FloatVec, const MAX: bool>(a: &[V::T]) -> V::T {
-    let (n, p) = (a.len(), a.as_ptr());
-    let mut all = V::load(p);
-    let mut i = 0;
-    while i < n {
-        let x = V::load(p.add(i.min(n - V::N)));
-        all = if MAX {
-            V::and_bits(all, x)
+unsafe fn settle_zero<V: FloatVector, const MAX: bool>(a: &[V::T]) -> V::T {
+    // SAFETY: `V`'s features are present; `n >= N` (the caller's contract), so every
+    // load, at `min(i, n - N)`, is inside `a`.
+    unsafe {
+        let (n, p) = (a.len(), a.as_ptr());
+        let mut all = V::load(p);
+        let mut i = 0;
+        while i < n {
+            let x = V::load(p.add(i.min(n - V::N)));
+            all = if MAX {
+                V::and_bits(all, x)
+            } else {
+                V::or_bits(all, x)
+            };
+            i += V::N;
+        }
+        let full = (1u32 << V::N) - 1;
+        let negative = if MAX {
+            V::signs(all) == full
         } else {
-            V::or_bits(all, x)
+            V::signs(all) != 0
         };
-        i += V::N;
-    }
-    let full = (1u32 << V::N) - 1;
-    let negative = if MAX {
-        V::signs(all) == full
-    } else {
-        V::signs(all) != 0
-    };
-    if negative {
-        V::T::NEG_ZERO
-    } else {
-        V::T::ZERO
+        if negative {
+            V::T::NEG_ZERO
+        } else {
+            V::T::ZERO
+        }
     }
 }
 
 /// [`scalar::max`] (`MAX`) or [`scalar::min`].
 #[inline(always)]
-pub(crate) unsafe fn max<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<V::T> {
-    if a.len() < U * V::N {
-        return if MAX { scalar::max(a) } else { scalar::min(a) };
+pub(crate) unsafe fn max<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Option<V::T> {
+    // SAFETY: `V`'s features are present, and `a.len() >= U * N >= N` as `extreme`
+    // and `settle_zero` need.
+    unsafe {
+        if a.len() < U * V::N {
+            return if MAX { scalar::max(a) } else { scalar::min(a) };
+        }
+        Some(match extreme::<V, MAX>(a) {
+            Err(i) => a[i],
+            // Rare: only an extreme equal to zero can have the wrong sign.
+            Ok(m) if m == V::T::ZERO => settle_zero::<V, MAX>(a),
+            Ok(m) => m,
+        })
     }
-    Some(match extreme::<V, MAX>(a) {
-        Err(i) => a[i],
-        // Rare: only an extreme equal to zero can have the wrong sign.
-        Ok(m) if m == V::T::ZERO => settle_zero::<V, MAX>(a),
-        Ok(m) => m,
-    })
 }
 
 /// Elements per chunk of [`argmax`]: 64 KiB of `f64`, which a core's L2 holds while
@@ -332,41 +315,46 @@ const ARG_CHUNK: usize = 8192;
 /// last element 563-568 -> 278-283 µs on one thread (NumPy 283), 147-172 -> 121-125
 /// on two; random data 284-289 -> 281-284 and 143-155 -> 121-135.
 #[inline(always)]
-pub(crate) unsafe fn argmax<V: FloatVec, const MAX: bool>(a: &[V::T]) -> Option<usize> {
-    if a.len() < U * V::N {
-        return if MAX {
-            scalar::argmax(a)
-        } else {
-            scalar::argmin(a)
-        };
-    }
-    let mut best: Option<(V::T, usize)> = None;
-    let mut from = 0;
-    while from < a.len() {
-        // The last chunk takes the tail when it would be shorter than a block.
-        let to = if a.len() - from < ARG_CHUNK + U * V::N {
-            a.len()
-        } else {
-            from + ARG_CHUNK
-        };
-        let chunk = &a[from..to];
-        let m = match extreme::<V, MAX>(chunk) {
-            Err(i) => return Some(from + i),
-            Ok(m) => m,
-        };
-        let beats = match best {
-            None => true,
-            Some((b, _)) => (MAX && m > b) || (!MAX && m < b),
-        };
-        if beats {
-            if to == a.len() && size_of_val(chunk) >= AHEAD_FROM {
-                ask_after(a);
-            }
-            best = Some((m, from + position::<V>(chunk, m)));
+pub(crate) unsafe fn argmax<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Option<usize> {
+    // SAFETY: `V`'s features are present; every chunk holds at least `U * N >= 4 * N`
+    // elements (the last one takes the tail when that would be shorter than a block), as
+    // `extreme` and `position` need.
+    unsafe {
+        if a.len() < U * V::N {
+            return if MAX {
+                scalar::argmax(a)
+            } else {
+                scalar::argmin(a)
+            };
         }
-        from = to;
+        let mut best: Option<(V::T, usize)> = None;
+        let mut from = 0;
+        while from < a.len() {
+            // The last chunk takes the tail when it would be shorter than a block.
+            let to = if a.len() - from < ARG_CHUNK + U * V::N {
+                a.len()
+            } else {
+                from + ARG_CHUNK
+            };
+            let chunk = &a[from..to];
+            let m = match extreme::<V, MAX>(chunk) {
+                Err(i) => return Some(from + i),
+                Ok(m) => m,
+            };
+            let beats = match best {
+                None => true,
+                Some((b, _)) => (MAX && m > b) || (!MAX && m < b),
+            };
+            if beats {
+                if to == a.len() && size_of_val(chunk) >= AHEAD_FROM {
+                    ask_after(a);
+                }
+                best = Some((m, from + position::<V>(chunk, m)));
+            }
+            from = to;
+        }
+        best.map(|(_, i)| i)
     }
-    best.map(|(_, i)| i)
 }
 
 /// Slices of at least this many bytes ask for the lines after them before their
@@ -396,55 +384,28 @@ fn ask_after<T>(a: &[T]) {
 /// The index of the first element of `a` equal to `m` (`a.len() >= 4 * V::N`), which
 /// is there: `m` is `a`'s extreme.
 #[inline(always)]
-unsafe fn position<V: FloatVec>(a: &[V::T], m: V::T) -> usize {
-    const B: usize = 4;
-    let (n, p, block, mv) = (a.len(), a.as_ptr(), B * V::N, V::splat(m));
-    let mut i = 0;
-    while i < n {
-        let at = i.min(n - block);
-        let mut hit = V::eq(V::load(p.add(at)), mv);
-        for k in 1..B {
-            hit = V::or(hit, V::eq(V::load(p.add(at + k * V::N)), mv));
-        }
-        if V::any(hit) {
-            if let Some(j) = a[at..at + block].iter().position(|&x| x == m) {
-                return at + j;
+unsafe fn position<V: FloatVector>(a: &[V::T], m: V::T) -> usize {
+    // SAFETY: `V`'s features are present; every load is at `at + k * N` for `k < B`
+    // with `at <= n - B * N` (`n >= B * N`, the caller's contract), inside `a`.
+    unsafe {
+        const B: usize = 4;
+        let (n, p, block, mv) = (a.len(), a.as_ptr(), B * V::N, V::splat(m));
+        let mut i = 0;
+        while i < n {
+            let at = i.min(n - block);
+            let mut hit = V::eq(V::load(p.add(at)), mv);
+            for k in 1..B {
+                hit = V::mask_or(hit, V::eq(V::load(p.add(at + k * V::N)), mv));
             }
+            if V::any(hit) {
+                if let Some(j) = a[at..at + block].iter().position(|&x| x == m) {
+                    return at + j;
+                }
+            }
+            i += block;
         }
-        i += block;
-    }
-    // Not reached: every vector max or min returns one of its operands.
-    a.iter().position(|&x| x == m).unwrap_or(0)
-}
-
-/// A vector of bytes of one ISA (same rules as [`FloatVec`]).
-pub trait ByteVec: Copy {
-    /// Bytes per vector.
-    const N: usize;
-    /// Loads `N` bytes from `p` (unaligned).
-    unsafe fn load(p: *const u8) -> Self;
-    /// Every byte `b`.
-    unsafe fn splat(b: u8) -> Self;
-    /// `0xff` where the bytes are equal, else `0`.
-    unsafe fn eq(a: Self, b: Self) -> Self;
-    /// Bytewise wrapping `a - b`.
-    unsafe fn sub(a: Self, b: Self) -> Self;
-    /// Bitwise or.
-    unsafe fn or(a: Self, b: Self) -> Self;
-    /// The sum of the bytes as unsigned numbers.
-    unsafe fn sum(a: Self) -> usize;
-    /// Whether every bit is zero.
-    unsafe fn is_zero(a: Self) -> bool;
-    /// One step of [`count_byte`]: the byte counters `acc` with one added where
-    /// `x`'s byte equals `needle`'s, as `sub(acc, eq(x, needle))`. `minus_one` is
-    /// `splat(0xff)` that the compiler cannot see through (`count_byte` passes it
-    /// through `black_box` once per call), for a tier whose best form subtracts it
-    /// under a comparison mask: LLVM rewrites a masked subtract of a known `-1`
-    /// into a mask-to-vector move and a plain subtract, one more instruction.
-    #[inline(always)]
-    unsafe fn tally(acc: Self, x: Self, needle: Self, minus_one: Self) -> Self {
-        let _ = minus_one;
-        Self::sub(acc, Self::eq(x, needle))
+        // Not reached: every vector max or min returns one of its operands.
+        a.iter().position(|&x| x == m).unwrap_or(0)
     }
 }
 
@@ -458,109 +419,121 @@ const ALIGN_FROM: usize = 512;
 /// four, vectors a step: from memory (64 MiB, `ndsimd bench --filter count_byte_in`,
 /// three alternations) 0.83–0.96 of the read ceiling against 0.77–0.86 with four.
 #[inline(always)]
-pub(crate) unsafe fn count_byte<V: ByteVec>(hay: &[u8], needle: u8) -> usize {
-    const B: usize = 8;
-    let (n, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
-    let minus_one = core::hint::black_box(V::splat(0xff));
-    let step = B * V::N;
-    // Count up to the first vector boundary one byte at a time, so that no load of
-    // the loop straddles two cache lines (a second access each, in L1).
-    let head = if n >= ALIGN_FROM {
-        p.align_offset(V::N).min(n)
-    } else {
-        0
-    };
-    let (mut i, mut total) = (head, scalar::count_byte(&hay[..head], needle));
-    while i + step <= n {
-        let mut acc = [V::splat(0); B];
-        let mut rounds = 0;
-        while rounds < 255 && i + step <= n {
-            for (k, acc) in acc.iter_mut().enumerate() {
-                *acc = V::tally(*acc, V::load(p.add(i + k * V::N)), nv, minus_one);
+pub(crate) unsafe fn count_byte<V: ByteVector>(hay: &[u8], needle: u8) -> usize {
+    // SAFETY: `V`'s features are present; the loads are at `i + k * N` while `i + B
+    // * N <= n`, then at `i` while `i + N <= n`: inside `hay`.
+    unsafe {
+        const B: usize = 8;
+        let (n, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
+        let minus_one = core::hint::black_box(V::splat(0xff));
+        let step = B * V::N;
+        // Count up to the first vector boundary one byte at a time, so that no load of
+        // the loop straddles two cache lines (a second access each, in L1).
+        let head = if n >= ALIGN_FROM {
+            p.align_offset(V::N).min(n)
+        } else {
+            0
+        };
+        let (mut i, mut total) = (head, scalar::count_byte(&hay[..head], needle));
+        while i + step <= n {
+            let mut acc = [V::splat(0); B];
+            let mut rounds = 0;
+            while rounds < 255 && i + step <= n {
+                for (k, acc) in acc.iter_mut().enumerate() {
+                    *acc = V::tally(*acc, V::load(p.add(i + k * V::N)), nv, minus_one);
+                }
+                i += step;
+                rounds += 1;
             }
-            i += step;
-            rounds += 1;
+            total += acc.iter().map(|&a| V::sum(a)).sum::<usize>();
         }
-        total += acc.iter().map(|&a| V::sum(a)).sum::<usize>();
+        while i + V::N <= n {
+            total += V::sum(V::sub(V::splat(0), V::eq(V::load(p.add(i)), nv)));
+            i += V::N;
+        }
+        total + scalar::count_byte(&hay[i..], needle)
     }
-    while i + V::N <= n {
-        total += V::sum(V::sub(V::splat(0), V::eq(V::load(p.add(i)), nv)));
-        i += V::N;
-    }
-    total + scalar::count_byte(&hay[i..], needle)
 }
 
 /// [`scalar::nth_byte`]: count the needles of a block of vectors (at most four per
 /// byte lane, so no counter wraps) and skip the block while they do not reach `n`;
 /// the block that holds the wanted one is searched byte by byte.
 #[inline(always)]
-pub(crate) unsafe fn nth_byte<V: ByteVec>(
+pub(crate) unsafe fn nth_byte<V: ByteVector>(
     hay: &[u8],
     needle: u8,
     n: usize,
 ) -> Result<usize, usize> {
-    const B: usize = 4;
-    let (len, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
-    let step = B * V::N;
-    // Bytes up to the first vector boundary one at a time (see `count_byte`).
-    let head = if len >= ALIGN_FROM {
-        p.align_offset(V::N).min(len)
-    } else {
-        0
-    };
-    let (mut i, mut left) = match scalar::nth_byte(&hay[..head], needle, n) {
-        Ok(j) => return Ok(j),
-        Err(c) => (head, n - c),
-    };
-    while i + step <= len {
-        let mut acc = V::sub(V::splat(0), V::eq(V::load(p.add(i)), nv));
-        for k in 1..B {
-            acc = V::sub(acc, V::eq(V::load(p.add(i + k * V::N)), nv));
-        }
-        let c = V::sum(acc);
-        if c > left {
-            if let Ok(j) = scalar::nth_byte(&hay[i..i + step], needle, left) {
-                return Ok(i + j);
+    // SAFETY: `V`'s features are present; the loads are at `i + k * N` while `i + B
+    // * N <= len`: inside `hay`.
+    unsafe {
+        const B: usize = 4;
+        let (len, p, nv) = (hay.len(), hay.as_ptr(), V::splat(needle));
+        let step = B * V::N;
+        // Bytes up to the first vector boundary one at a time (see `count_byte`).
+        let head = if len >= ALIGN_FROM {
+            p.align_offset(V::N).min(len)
+        } else {
+            0
+        };
+        let (mut i, mut left) = match scalar::nth_byte(&hay[..head], needle, n) {
+            Ok(j) => return Ok(j),
+            Err(c) => (head, n - c),
+        };
+        while i + step <= len {
+            let mut acc = V::sub(V::splat(0), V::eq(V::load(p.add(i)), nv));
+            for k in 1..B {
+                acc = V::sub(acc, V::eq(V::load(p.add(i + k * V::N)), nv));
             }
+            let c = V::sum(acc);
+            if c > left {
+                if let Ok(j) = scalar::nth_byte(&hay[i..i + step], needle, left) {
+                    return Ok(i + j);
+                }
+            }
+            left -= c.min(left);
+            i += step;
         }
-        left -= c.min(left);
-        i += step;
-    }
-    match scalar::nth_byte(&hay[i..], needle, left) {
-        Ok(j) => Ok(i + j),
-        Err(c) => Err(n - left + c),
+        match scalar::nth_byte(&hay[i..], needle, left) {
+            Ok(j) => Ok(i + j),
+            Err(c) => Err(n - left + c),
+        }
     }
 }
 
 /// [`scalar::first_nonzero_word`]: or a block of vectors, test it, and look inside
 /// only the block that is not zero.
 #[inline(always)]
-pub(crate) unsafe fn first_nonzero_word<V: ByteVec>(words: &[u64]) -> Option<usize> {
-    const B: usize = 4;
-    let (n, p) = (words.len(), words.as_ptr().cast::<u8>());
-    let per = V::N / 8;
-    let step = B * per;
-    // Words up to the first vector boundary one at a time (see `count_byte`).
-    let head = if 8 * n >= ALIGN_FROM {
-        (p.align_offset(V::N) / 8).min(n)
-    } else {
-        0
-    };
-    if let Some(j) = scalar::first_nonzero_word(&words[..head]) {
-        return Some(j);
-    }
-    let mut i = head;
-    while i + step <= n {
-        let mut x = V::load(p.add(8 * i));
-        for k in 1..B {
-            x = V::or(x, V::load(p.add(8 * (i + k * per))));
+pub(crate) unsafe fn first_nonzero_word<V: ByteVector>(words: &[u64]) -> Option<usize> {
+    // SAFETY: `V`'s features are present; the loads are at word `i + k * per` (`N`
+    // bytes, `per` words) while `i + B * per <= n`: inside `words`.
+    unsafe {
+        const B: usize = 4;
+        let (n, p) = (words.len(), words.as_ptr().cast::<u8>());
+        let per = V::N / 8;
+        let step = B * per;
+        // Words up to the first vector boundary one at a time (see `count_byte`).
+        let head = if 8 * n >= ALIGN_FROM {
+            (p.align_offset(V::N) / 8).min(n)
+        } else {
+            0
+        };
+        if let Some(j) = scalar::first_nonzero_word(&words[..head]) {
+            return Some(j);
         }
-        if !V::is_zero(x) {
-            break;
+        let mut i = head;
+        while i + step <= n {
+            let mut x = V::load(p.add(8 * i));
+            for k in 1..B {
+                x = V::or(x, V::load(p.add(8 * (i + k * per))));
+            }
+            if !V::is_zero(x) {
+                break;
+            }
+            i += step;
         }
-        i += step;
+        scalar::first_nonzero_word(&words[i..]).map(|j| i + j)
     }
-    scalar::first_nonzero_word(&words[i..]).map(|j| i + j)
 }
 
 #[cfg(test)]

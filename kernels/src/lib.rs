@@ -19,26 +19,34 @@
 //!
 //! | operations | scalar | sse2 | avx2 | avx512 | neon |
 //! |---|---|---|---|---|---|
-//! | add sub mul div neg abs sqrt maximum minimum, comparisons, fma | oracle | auto | auto | auto | auto |
-//! | sum prod dot | oracle | hand | hand | = avx2 | hand |
-//! | max min argmax argmin | oracle | hand | hand | = avx2 | hand |
-//! | count_byte first_nonzero_word | oracle | hand | hand | = avx2 | hand |
+//! | neg abs maximum minimum, comparisons, fma | oracle | auto | auto | auto | auto |
+//! | add sub mul | oracle | auto | auto | auto in L1, = avx2 past it | auto |
+//! | div sqrt | oracle | auto | auto | = avx2 | auto |
+//! | sum prod dot max min argmax argmin | oracle | hand | hand | hand | hand |
+//! | count_byte | oracle | hand | hand | hand up to L2, = avx2 past it | hand |
+//! | nth_byte | oracle | hand | hand | = avx2 | hand |
+//! | first_nonzero_word | oracle | hand | hand | hand (its own loop) | hand |
 //!
 //! "auto" is the oracle under `#[target_feature]`, which LLVM vectorises at the tier's
-//! width (measured in `benches/kernels.rs`: at a plain loop moving the same bytes
-//! from L2 sizes up; `sqrt` is bound by the divider; a hand-written comparison with
-//! movemask and a bit-to-bool table was no faster than LLVM's, so it was dropped). "hand" is one algorithm in
-//! the private `generic` module over a small per-ISA vector trait, as `memchr` does:
-//! the canonical-order reductions (whose autovectorised form LLVM shuffles or narrows),
-//! the NaN-rule reductions and the scans (whose early exits LLVM does not vectorise).
-//! The AVX-512 tier hand-writes nothing, since no machine here can run it: its
-//! reductions and scans are the AVX2 tier's kernels themselves.
+//! width (measured in `benches/kernels.rs`: at a plain loop moving the same bytes from
+//! L2 sizes up; `sqrt` is bound by the divider; a hand-written comparison with movemask
+//! and a bit-to-bool table was no faster than LLVM's, so it was dropped). "hand" is one
+//! algorithm in the private `generic` module over the per-ISA vector types of the
+//! private `vector` module, as `memchr` does: the canonical-order reductions (whose
+//! autovectorised form LLVM shuffles or narrows), the NaN-rule reductions and the scans
+//! (whose early exits LLVM does not vectorise). "= avx2" is the AVX2 tier's kernel
+//! itself, where its 256-bit loop measured faster than a 512-bit one (the reasons are
+//! in `x86/avx512.rs`).
 //!
 //! The `fma` of the scalar and SSE2 tiers is the C library's software fma (correct,
 //! slow); `dot` is [`scalar::dot`] there and the fused [`scalar::dot_fused`] on AVX2,
 //! AVX-512 and NEON.
 
 #![warn(missing_docs)]
+// Every unsafe operation sits in an `unsafe` block with its `SAFETY:` line, inside
+// `unsafe fn`s too.
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[macro_use]
 mod macros;
@@ -54,6 +62,11 @@ pub mod pool;
 pub mod scalar;
 pub mod stdio;
 pub mod stream;
+// Private: the vector types run their ISA's instructions unchecked. Some of their
+// operations (conversions, shifts, the table lookup) are there for the coming exp/log
+// kernels and only the module's tests use them so far.
+#[cfg_attr(not(test), allow(dead_code))]
+mod vector;
 
 // Private on purpose: a tier's kernels are safe `fn`s that execute that tier's
 // instructions unconditionally, so the only way to reach them must be

@@ -85,31 +85,27 @@ macro_rules! autovec_fma {
 }
 
 /// The hand-written float kernels of a tier: `sum`, `prod`, `max`, `min`, `argmax`,
-/// `argmin` and `dot` (`$dot`: `dot` over any `FloatVec`, or `dot_fused` over an
-/// `FmaVec`), [`crate::generic`] instantiated with the vectors `VecOf<$isa>` names.
+/// `argmin` and `dot` (`$dot`: `generic::dot`, or `generic::dot_fused` on an ISA with
+/// FMA), [`crate::generic`] instantiated with the vectors of the [`crate::vector::Isa`]
+/// `$isa`.
 macro_rules! handwritten_floats {
-    ($feature:literal, $isa:ty, $dot:ident: $dotvec:ident) => {
+    ($feature:literal, $isa:ty, $dot:ident) => {
         handwritten_floats!(@reduce $feature, $isa, sum, sum -> T, false);
         handwritten_floats!(@reduce $feature, $isa, prod, sum -> T, true);
         handwritten_floats!(@reduce $feature, $isa, max, max -> Option<T>, true);
         handwritten_floats!(@reduce $feature, $isa, min, max -> Option<T>, false);
         handwritten_floats!(@reduce $feature, $isa, argmax, argmax -> Option<usize>, true);
         handwritten_floats!(@reduce $feature, $isa, argmin, argmax -> Option<usize>, false);
-        handwritten_floats!(@dot $feature, $isa, $dot: $dotvec);
+        handwritten_floats!(@dot $feature, $isa, $dot);
     };
-    (@dot $feature:literal, $isa:ty, $dot:ident: $dotvec:ident) => {
+    (@dot $feature:literal, $isa:ty, $dot:ident) => {
         #[doc = concat!("`scalar::", stringify!($dot), "`, hand-written (`generic::",
             stringify!($dot), "`) with `", $feature, "`.")]
-        pub fn dot<T: $crate::generic::VecOf<$isa>>(a: &[T], b: &[T]) -> T
-        where
-            T::V: $crate::generic::$dotvec,
-        {
+        pub fn dot<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature<T: $crate::generic::VecOf<$isa>>(a: &[T], b: &[T]) -> T
-            where
-                T::V: $crate::generic::$dotvec,
-            {
-                $crate::generic::$dot::<T::V>(a, b)
+            fn with_feature<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::$dot::<T::Vector<$isa>>(a, b) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -119,10 +115,11 @@ macro_rules! handwritten_floats {
     (@reduce $feature:literal, $isa:ty, $name:ident, $alg:ident -> $ret:ty, $max:literal) => {
         #[doc = concat!("`scalar::", stringify!($name), "`, hand-written (`generic::",
             stringify!($alg), "`) with `", $feature, "`.")]
-        pub fn $name<T: $crate::generic::VecOf<$isa>>(a: &[T]) -> $ret {
+        pub fn $name<T: $crate::vector::Element>(a: &[T]) -> $ret {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature<T: $crate::generic::VecOf<$isa>>(a: &[T]) -> $ret {
-                $crate::generic::$alg::<T::V, $max>(a)
+            fn with_feature<T: $crate::vector::Element>(a: &[T]) -> $ret {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::$alg::<T::Vector<$isa>, $max>(a) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -131,14 +128,15 @@ macro_rules! handwritten_floats {
     };
 }
 
-/// The hand-written byte kernels of a tier, [`crate::generic`] over the `ByteVec` `$v`.
+/// The hand-written byte kernels of a tier, [`crate::generic`] over the `ByteVector` `$v`.
 macro_rules! handwritten_bytes {
     ($feature:literal, $v:ty) => {
         #[doc = concat!("`scalar::count_byte`, hand-written (`generic::count_byte`) with `", $feature, "`.")]
         pub fn count_byte(hay: &[u8], needle: u8) -> usize {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature(hay: &[u8], needle: u8) -> usize {
-                $crate::generic::count_byte::<$v>(hay, needle)
+            fn with_feature(hay: &[u8], needle: u8) -> usize {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::count_byte::<$v>(hay, needle) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -148,8 +146,9 @@ macro_rules! handwritten_bytes {
         #[doc = concat!("`scalar::nth_byte`, hand-written (`generic::nth_byte`) with `", $feature, "`.")]
         pub fn nth_byte(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
-                $crate::generic::nth_byte::<$v>(hay, needle, n)
+            fn with_feature(hay: &[u8], needle: u8, n: usize) -> Result<usize, usize> {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::nth_byte::<$v>(hay, needle, n) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -159,8 +158,9 @@ macro_rules! handwritten_bytes {
         #[doc = concat!("`scalar::first_nonzero_word`, hand-written (`generic::first_nonzero_word`) with `", $feature, "`.")]
         pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
             #[target_feature(enable = $feature)]
-            unsafe fn with_feature(words: &[u64]) -> Option<usize> {
-                $crate::generic::first_nonzero_word::<$v>(words)
+            fn with_feature(words: &[u64]) -> Option<usize> {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::first_nonzero_word::<$v>(words) }
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
             // tier, so every feature `with_feature` enables is present (see `macros.rs`).
@@ -231,6 +231,23 @@ macro_rules! tier_tables {
             vv: $op::vv,
             vs: $op::vs,
         }
+    };
+}
+
+/// `KERNELS`: everything the tier compiles, for [`crate::dispatch::kernels_for`]:
+/// the tables `F32`, `F64` and `BYTES` in scope where this is invoked, the GEMM
+/// micro-kernels of `gemm::$tier` and the ceilings of `ceiling::$tier`.
+macro_rules! tier_kernels {
+    ($tier:ident) => {
+        /// Everything this tier compiles.
+        pub(crate) static KERNELS: $crate::dispatch::TierKernels = $crate::dispatch::TierKernels {
+            f32: &F32,
+            f64: &F64,
+            bytes: &BYTES,
+            gemm_f32: &$crate::gemm::$tier::F32,
+            gemm_f64: &$crate::gemm::$tier::F64,
+            ceilings: &$crate::ceiling::$tier::TABLE,
+        };
     };
 }
 

@@ -1,33 +1,6 @@
 //! AVX2 + FMA micro-kernels (16 ymm registers; fused multiply-add).
 
-use core::arch::x86_64::*;
-
-x86_simd!(
-    F64x4,
-    f64,
-    __m256d,
-    4,
-    _mm256_setzero_pd,
-    _mm256_set1_pd,
-    _mm256_loadu_pd,
-    _mm256_storeu_pd,
-    _mm256_add_pd,
-    _mm256_mul_pd,
-    fma = _mm256_fmadd_pd
-);
-x86_simd!(
-    F32x8,
-    f32,
-    __m256,
-    8,
-    _mm256_setzero_ps,
-    _mm256_set1_ps,
-    _mm256_loadu_ps,
-    _mm256_storeu_ps,
-    _mm256_add_ps,
-    _mm256_mul_ps,
-    fma = _mm256_fmadd_ps
-);
+use crate::vector::avx2::{F32x8, F64x4};
 
 // 2 x 6 = 12 accumulators + 2 of A + 1 broadcast of the 16 registers; the direct
 // path's 4 x 2: 8 accumulators (the FMA latency times its two pipes) + 2 of B + 1.

@@ -6,34 +6,7 @@
 //! at 0.95 of the register-only peak at 2048³ on one thread (docs/perf.md, stop 16).
 //! The tile is now 24 x 8 (f64; 48 x 8 f32), measured against 16 x 12 below.
 
-use core::arch::x86_64::*;
-
-x86_simd!(
-    F64x8,
-    f64,
-    __m512d,
-    8,
-    _mm512_setzero_pd,
-    _mm512_set1_pd,
-    _mm512_loadu_pd,
-    _mm512_storeu_pd,
-    _mm512_add_pd,
-    _mm512_mul_pd,
-    fma = _mm512_fmadd_pd
-);
-x86_simd!(
-    F32x16,
-    f32,
-    __m512,
-    16,
-    _mm512_setzero_ps,
-    _mm512_set1_ps,
-    _mm512_loadu_ps,
-    _mm512_storeu_ps,
-    _mm512_add_ps,
-    _mm512_mul_ps,
-    fma = _mm512_fmadd_ps
-);
+use crate::vector::avx512::{F32x16, F64x8};
 
 // 3 x 8 = 24 accumulators + 3 of A + 1 broadcast of the 32 registers: per k-step
 // three loads of A and eight broadcasts of B per 24 multiply-adds (16 x 12 took two

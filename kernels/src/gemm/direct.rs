@@ -39,11 +39,9 @@
 //! `(4096 x 1024) . (1024 x 16)` 1.12-1.2x, `(2048 x 1024) . (1024 x 32)` 1.08x,
 //! 64³ 1.5-3% slower (the extra loop; five of seven pairs), 128³ level.
 
-use super::kernel::{prefetch, Simd};
+use super::kernel::prefetch;
+use crate::vector::{FloatVector, MAX_LANES};
 use core::mem::MaybeUninit;
-
-/// The widest vector in lanes (AVX-512 f32).
-const MAX_LANES: usize = 16;
 
 /// A tier's direct kernel: `(m, n, k, kc, a, a_strides, b, b_rs, c, c_rs, alpha,
 /// beta)`, `C = alpha * A * B + beta * C` for an `m x k` A at `a` with strides
@@ -77,7 +75,7 @@ pub type DirectFn<T> = unsafe fn(
 /// As [`DirectFn`], inside a function with `V`'s features; `R <= 8`, `V::N <= 16`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // DirectFn's calling convention
-pub(crate) unsafe fn direct<V: Simd, const R: usize, const W: usize>(
+pub(crate) unsafe fn direct<V: FloatVector, const R: usize, const W: usize>(
     (m, n, k, kc): (usize, usize, usize, usize),
     a: *const V::T,
     (ars, acs): (isize, isize),
@@ -145,7 +143,7 @@ const B_AHEAD: isize = 64;
 /// As [`block`] for each block of rows, inside the `m` rows.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn rows<V: Simd, const R: usize, const W: usize>(
+unsafe fn rows<V: FloatVector, const R: usize, const W: usize>(
     g: &Geom<V::T>,
     m: usize,
     a: *const V::T,
@@ -223,7 +221,7 @@ enum Lanes {
 /// (`j + N <= n`), except with `Lanes::Below(n)` (then `W == 1`, `j == 0`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn block<V: Simd, const R: usize, const W: usize>(
+unsafe fn block<V: FloatVector, const R: usize, const W: usize>(
     g: &Geom<V::T>,
     a: *const V::T,
     ars: isize,
@@ -267,14 +265,15 @@ unsafe fn block<V: Simd, const R: usize, const W: usize>(
 /// # Safety
 /// As [`k_loop`].
 #[inline(always)]
-unsafe fn sum<V: Simd, const R: usize, const W: usize>(
+unsafe fn sum<V: FloatVector, const R: usize, const W: usize>(
     g: &Geom<V::T>,
     block: (*const V::T, *const V::T, usize),
     ars: isize,
     lanes: Lanes,
     ahead: bool,
 ) -> [[V; W]; R] {
-    let mut acc = [[V::zero(); W]; R];
+    // SAFETY: `V`'s features are present (the caller's contract).
+    let mut acc = [[unsafe { V::zero() }; W]; R];
     if ahead {
         // SAFETY: as the caller allows.
         unsafe { k_loop::<V, R, W, true>(&mut acc, g, block, ars, lanes) };
@@ -291,7 +290,7 @@ unsafe fn sum<V: Simd, const R: usize, const W: usize>(
 /// # Safety
 /// As [`block`].
 #[inline(always)]
-unsafe fn write<V: Simd, const R: usize, const W: usize>(
+unsafe fn write<V: FloatVector, const R: usize, const W: usize>(
     acc: &[[V; W]; R],
     c: *mut V::T,
     crs: isize,
@@ -337,7 +336,7 @@ unsafe fn write<V: Simd, const R: usize, const W: usize>(
 /// # Safety
 /// As [`block`].
 #[inline(always)]
-unsafe fn k_loop<V: Simd, const R: usize, const W: usize, const AHEAD: bool>(
+unsafe fn k_loop<V: FloatVector, const R: usize, const W: usize, const AHEAD: bool>(
     acc: &mut [[V; W]; R],
     g: &Geom<V::T>,
     (mut ap, mut bp, steps): (*const V::T, *const V::T, usize),
@@ -390,16 +389,16 @@ unsafe fn k_loop<V: Simd, const R: usize, const W: usize, const AHEAD: bool>(
 /// Inside a function with `V`'s features; `a + r * ars` (`r < R`) are valid for
 /// reads, and so are `b .. b + W * N` (`b .. b + len` for `Lanes::Below(len)`).
 #[inline(always)]
-unsafe fn step<V: Simd, const R: usize, const W: usize>(
+unsafe fn step<V: FloatVector, const R: usize, const W: usize>(
     acc: &mut [[V; W]; R],
     a: *const V::T,
     ars: isize,
     b: *const V::T,
     lanes: Lanes,
 ) {
-    let mut bv = [V::zero(); W];
     // SAFETY: as the caller allows.
     unsafe {
+        let mut bv = [V::zero(); W];
         for (v, x) in bv.iter_mut().enumerate() {
             *x = match lanes {
                 Lanes::Below(len) => load_part::<V>(b, len),
@@ -409,7 +408,7 @@ unsafe fn step<V: Simd, const R: usize, const W: usize>(
         for (r, acc) in acc.iter_mut().enumerate() {
             let ar = V::splat(*a.offset(r as isize * ars));
             for (acc, &b) in acc.iter_mut().zip(&bv) {
-                *acc = V::mul_add(ar, b, *acc);
+                *acc = V::madd(ar, b, *acc);
             }
         }
     }
@@ -420,7 +419,7 @@ unsafe fn step<V: Simd, const R: usize, const W: usize>(
 /// # Safety
 /// Inside a function with `V`'s features; `p` is valid for `len` reads.
 #[inline(always)]
-unsafe fn load_part<V: Simd>(p: *const V::T, len: usize) -> V {
+unsafe fn load_part<V: FloatVector>(p: *const V::T, len: usize) -> V {
     let mut buf = [MaybeUninit::<V::T>::uninit(); MAX_LANES];
     let dst = buf.as_mut_ptr().cast::<V::T>();
     // SAFETY: `buf` holds `MAX_LANES >= N` elements, all initialised by the store
@@ -441,7 +440,7 @@ unsafe fn load_part<V: Simd>(p: *const V::T, len: usize) -> V {
 /// Inside a function with `V`'s features; `to <= N`; those elements of `p` are valid
 /// for writes.
 #[inline(always)]
-unsafe fn store_lanes<V: Simd>(v: V, p: *mut V::T, from: usize, to: usize) {
+unsafe fn store_lanes<V: FloatVector>(v: V, p: *mut V::T, from: usize, to: usize) {
     let mut buf = [MaybeUninit::<V::T>::uninit(); MAX_LANES];
     let src = buf.as_mut_ptr().cast::<V::T>();
     // SAFETY: `buf` holds `MAX_LANES >= N` elements, written by the store; lanes

@@ -700,6 +700,7 @@ impl<T: GemmElement> Nest<T> {
                     kcb, pa, pb, c, cs, self.alpha, beta, ahead,
                 )
             },
+            // SAFETY: as above, with B read in place.
             Some(bcs) => unsafe {
                 (self.kern.run_b_cols[usize::from(re)])(
                     kcb, pa, pb, bcs, c, cs, self.alpha, beta, ahead,

@@ -10,7 +10,7 @@
 //! by one (multiply, then add). So results do not depend on the thread count.
 //! Multiply-adds are fused on the tiers with FMA, as in the GEMM kernels.
 
-use super::kernel::Simd;
+use crate::vector::FloatVector;
 
 /// Rows of A handled together by the wide form (8 accumulators with two per row).
 pub(crate) const ROWS: usize = 4;
@@ -24,7 +24,7 @@ pub(crate) const ROWS: usize = 4;
 /// `beta` is `Some`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // the GEMM kernels' calling convention, plus x
-pub(crate) unsafe fn rows<V: Simd, const R: usize>(
+pub(crate) unsafe fn rows<V: FloatVector, const R: usize>(
     k: usize,
     a: *const V::T,
     lda: isize,
@@ -36,41 +36,46 @@ pub(crate) unsafe fn rows<V: Simd, const R: usize>(
 ) where
     V::T: core::ops::Add<Output = V::T> + core::ops::Mul<Output = V::T>,
 {
-    let n = V::N;
-    let row = |r: usize| a.offset(r as isize * lda);
-    let mut acc = [[V::zero(); 2]; R];
-    let mut p = 0;
-    while p + 2 * n <= k {
-        let (x0, x1) = (V::load(x.add(p)), V::load(x.add(p + n)));
-        for (r, acc) in acc.iter_mut().enumerate() {
-            acc[0] = V::mul_add(V::load(row(r).add(p)), x0, acc[0]);
-            acc[1] = V::mul_add(V::load(row(r).add(p + n)), x1, acc[1]);
+    // SAFETY: `V`'s features are present; the loads of A's rows and x are at `p .. p
+    // + 2N` (or `p + N`) with that end at most `k`, the scalar tail reads `p .. k`, and
+    // `lanes` holds `64 >= N` elements: all as the contract allows.
+    unsafe {
+        let n = V::N;
+        let row = |r: usize| a.offset(r as isize * lda);
+        let mut acc = [[V::zero(); 2]; R];
+        let mut p = 0;
+        while p + 2 * n <= k {
+            let (x0, x1) = (V::load(x.add(p)), V::load(x.add(p + n)));
+            for (r, acc) in acc.iter_mut().enumerate() {
+                acc[0] = V::madd(V::load(row(r).add(p)), x0, acc[0]);
+                acc[1] = V::madd(V::load(row(r).add(p + n)), x1, acc[1]);
+            }
+            p += 2 * n;
         }
-        p += 2 * n;
-    }
-    if p + n <= k {
-        let x0 = V::load(x.add(p));
-        for (r, acc) in acc.iter_mut().enumerate() {
-            acc[0] = V::mul_add(V::load(row(r).add(p)), x0, acc[0]);
+        if p + n <= k {
+            let x0 = V::load(x.add(p));
+            for (r, acc) in acc.iter_mut().enumerate() {
+                acc[0] = V::madd(V::load(row(r).add(p)), x0, acc[0]);
+            }
+            p += n;
         }
-        p += n;
-    }
-    for (r, acc) in acc.iter().enumerate() {
-        let mut lanes = [*x; 64];
-        V::add(acc[0], acc[1]).store(lanes.as_mut_ptr());
-        let mut s = lanes[0];
-        for &l in &lanes[1..n] {
-            s = s + l;
+        for (r, acc) in acc.iter().enumerate() {
+            let mut lanes = [*x; 64];
+            V::add(acc[0], acc[1]).store(lanes.as_mut_ptr());
+            let mut s = lanes[0];
+            for &l in &lanes[1..n] {
+                s = s + l;
+            }
+            for q in p..k {
+                s = s + *row(r).add(q) * *x.add(q);
+            }
+            let out = y.offset(r as isize * ys);
+            let t = s * alpha;
+            *out = match beta {
+                None => t,
+                Some(b) => t + b * *out,
+            };
         }
-        for q in p..k {
-            s = s + *row(r).add(q) * *x.add(q);
-        }
-        let out = y.offset(r as isize * ys);
-        let t = s * alpha;
-        *out = match beta {
-            None => t,
-            Some(b) => t + b * *out,
-        };
     }
 }
 

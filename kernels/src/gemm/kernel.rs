@@ -1,5 +1,5 @@
-//! The micro-kernel: one template over a tiny per-ISA vector trait ([`Simd`]), stamped
-//! out per tier and element type by [`gemm_kernel!`].
+//! The micro-kernel: one template over the per-ISA vectors of [`crate::vector`]
+//! ([`FloatVector`]), stamped out per tier and element type by [`gemm_kernel!`].
 //!
 //! A kernel multiplies one packed `MR x kc` panel of A (column `p` of the panel is `MR`
 //! contiguous elements) by one packed `kc x NR` panel of B (row `p` is `NR` contiguous
@@ -15,29 +15,7 @@
 //! same bits as a full tile would: results never depend on where tile borders fall,
 //! which is what keeps a product bit-identical whatever the thread split.
 
-/// A vector of one ISA. The methods are `unsafe` because they run that ISA's
-/// instructions (call them only inside a `#[target_feature]` function of the tier)
-/// and take raw pointers (valid for `N` elements; no alignment needed).
-pub(crate) trait Simd: Copy {
-    /// The element type.
-    type T: crate::scalar::Arith;
-    /// Lanes.
-    const N: usize;
-    /// All lanes `+0`.
-    unsafe fn zero() -> Self;
-    /// All lanes `x`.
-    unsafe fn splat(x: Self::T) -> Self;
-    /// `N` elements from `p`.
-    unsafe fn load(p: *const Self::T) -> Self;
-    /// `N` elements to `p`.
-    unsafe fn store(self, p: *mut Self::T);
-    /// `a + b`
-    unsafe fn add(a: Self, b: Self) -> Self;
-    /// `a * b`
-    unsafe fn mul(a: Self, b: Self) -> Self;
-    /// `a * b + c`: rounded once on tiers with FMA, twice on the others.
-    unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self;
-}
+use crate::vector::FloatVector;
 
 /// A micro-kernel: `(kc, a, b, c, cs, alpha, beta, ahead)`.
 ///
@@ -199,35 +177,39 @@ pub type PeakFn<T> = unsafe fn(iters: usize, x: T) -> T;
 /// # Safety
 /// Inside a function with `V`'s features.
 #[inline(always)]
-pub(crate) unsafe fn peak<V: Simd, const MV: usize, const NR: usize>(
+pub(crate) unsafe fn peak<V: FloatVector, const MV: usize, const NR: usize>(
     iters: usize,
     x: V::T,
 ) -> V::T {
-    let mut acc = [[V::zero(); MV]; NR];
-    let a = V::splat(x);
-    let mut b = [V::zero(); MV];
-    for (i, v) in b.iter_mut().enumerate() {
-        *v = V::mul(a, V::splat(x));
-        if i % 2 == 1 {
-            *v = V::add(*v, a);
-        }
-    }
-    for _ in 0..iters {
-        for col in acc.iter_mut() {
-            for (acc, &bi) in col.iter_mut().zip(&b) {
-                *acc = V::mul_add(a, bi, *acc);
+    // SAFETY: `V`'s features are present (the contract); `lanes` holds `64 >= N`
+    // elements for the store.
+    unsafe {
+        let mut acc = [[V::zero(); MV]; NR];
+        let a = V::splat(x);
+        let mut b = [V::zero(); MV];
+        for (i, v) in b.iter_mut().enumerate() {
+            *v = V::mul(a, V::splat(x));
+            if i % 2 == 1 {
+                *v = V::add(*v, a);
             }
         }
-    }
-    let mut s = V::zero();
-    for col in &acc {
-        for &v in col {
-            s = V::add(s, v);
+        for _ in 0..iters {
+            for col in acc.iter_mut() {
+                for (acc, &bi) in col.iter_mut().zip(&b) {
+                    *acc = V::madd(a, bi, *acc);
+                }
+            }
         }
+        let mut s = V::zero();
+        for col in &acc {
+            for &v in col {
+                s = V::add(s, v);
+            }
+        }
+        let mut lanes = [x; 64];
+        s.store(lanes.as_mut_ptr());
+        lanes[0]
     }
-    let mut lanes = [x; 64];
-    s.store(lanes.as_mut_ptr());
-    lanes[0]
 }
 
 /// A kernel's way through an [`Ahead`] over `trips` trips of its k-loop: the same
@@ -279,48 +261,64 @@ pub(crate) use crate::mem::prefetch;
 /// The k-loop of [`tile`], `U` steps a trip, `trip()` at the start of each trip
 /// (`H` vectors of A, each step `a_step` elements after the last; `W` columns of
 /// B, each step `b_step` elements after the last).
+///
+/// # Safety
+/// As [`tile`], for the `kc` steps of A's and B's panels.
 #[inline(always)]
 #[allow(clippy::type_complexity)]
-unsafe fn k_loop_with<V: Simd, const H: usize, const W: usize, const U: usize>(
+unsafe fn k_loop_with<V: FloatVector, const H: usize, const W: usize, const U: usize>(
     acc: &mut [[V; H]; W],
     kc: usize,
     (mut a, a_step, mut b, b_step, b_cs): (*const V::T, usize, *const V::T, usize, Option<isize>),
     mut trip: impl FnMut(),
 ) {
-    for _ in 0..kc / U {
-        trip();
-        for u in 0..U {
-            step(acc, a.add(u * a_step), b.add(u * b_step), b_cs);
+    // SAFETY: `V`'s features are present and the panels hold `kc` steps (`tile`'s
+    // contract), so every step's pointers stay inside them (the last advance lands one
+    // past their end).
+    unsafe {
+        for _ in 0..kc / U {
+            trip();
+            for u in 0..U {
+                step(acc, a.add(u * a_step), b.add(u * b_step), b_cs);
+            }
+            a = a.add(U * a_step);
+            b = b.add(U * b_step);
         }
-        a = a.add(U * a_step);
-        b = b.add(U * b_step);
-    }
-    for _ in 0..kc % U {
-        step(acc, a, b, b_cs);
-        a = a.add(a_step);
-        b = b.add(b_step);
+        for _ in 0..kc % U {
+            step(acc, a, b, b_cs);
+            a = a.add(a_step);
+            b = b.add(b_step);
+        }
     }
 }
 
 /// One step of the k-loop: `acc[j][i] += a[i] * b[j]`.
+///
+/// # Safety
+/// Inside a function with `V`'s features; `a` is valid for `H * N` reads, `b + j`
+/// (or `b + j * b_cs`) for `j < W`.
 #[inline(always)]
-unsafe fn step<V: Simd, const H: usize, const W: usize>(
+unsafe fn step<V: FloatVector, const H: usize, const W: usize>(
     acc: &mut [[V; H]; W],
     a: *const V::T,
     b: *const V::T,
     b_cs: Option<isize>,
 ) {
-    let mut av = [V::zero(); H];
-    for (i, v) in av.iter_mut().enumerate() {
-        *v = V::load(a.add(i * V::N));
-    }
-    for (j, col) in acc.iter_mut().enumerate() {
-        let bj = V::splat(match b_cs {
-            None => *b.add(j),
-            Some(cs) => *b.offset(j as isize * cs),
-        });
-        for (acc, &ai) in col.iter_mut().zip(&av) {
-            *acc = V::mul_add(ai, bj, *acc);
+    // SAFETY: `V`'s features are present; `a` is valid for `H * N` reads and `b` for
+    // the step's `W` elements (`k_loop_with`'s pointers into the panels).
+    unsafe {
+        let mut av = [V::zero(); H];
+        for (i, v) in av.iter_mut().enumerate() {
+            *v = V::load(a.add(i * V::N));
+        }
+        for (j, col) in acc.iter_mut().enumerate() {
+            let bj = V::splat(match b_cs {
+                None => *b.add(j),
+                Some(cs) => *b.offset(j as isize * cs),
+            });
+            for (acc, &ai) in col.iter_mut().zip(&av) {
+                *acc = V::madd(ai, bj, *acc);
+            }
         }
     }
 }
@@ -336,7 +334,7 @@ unsafe fn step<V: Simd, const H: usize, const W: usize>(
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn tile<
-    V: Simd,
+    V: FloatVector,
     const MV: usize,
     const NR: usize,
     const H: usize,
@@ -352,44 +350,49 @@ pub(crate) unsafe fn tile<
     ahead: Ahead,
     b_cs: Option<isize>,
 ) {
-    const { assert!(W >= 1 && W <= NR && H >= 1 && H <= MV) };
-    let mut acc = [[V::zero(); H]; W];
-    // B packed (`NR` elements a step) or read in place (column `j` at `b + j * cs`,
-    // steps contiguous).
-    let b_step = if b_cs.is_some() { 1 } else { NR };
-    // Ask for the tile of C now, so its lines arrive while the k-loop runs (a
-    // throwaway harness, AVX2 f64, n = 256-1024, one thread: +5% on average over 9
-    // interleaved pairs; the bench tables before and after are in docs/perf.md).
-    // `wrapping_offset` keeps the arithmetic defined; a hint never faults.
-    for j in 0..W {
-        let cj = c.wrapping_offset(j as isize * cs);
-        prefetch::<true>(cj.cast());
-        prefetch::<true>(cj.wrapping_add(H * V::N - 1).cast());
-    }
-    // Four steps per trip: the loop overhead is paid once per 4 * H * W FMAs.
-    const U: usize = 4;
-    // A's panel is `MV` vectors a step, whatever `H` reads of it.
-    let panels = (a, MV * V::N, b, b_step, b_cs);
-    if ahead.from == ahead.to {
-        // Nothing to ask for: no plan to walk (its setup divides, a few percent of a
-        // short k-loop).
-        k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || {});
-    } else {
-        let mut walk = Walk::new(ahead, kc / U);
-        k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || walk.trip(prefetch::<false>));
-    }
-    let alpha = V::splat(alpha);
-    let beta = beta.map(|b| V::splat(b));
-    for (j, col) in acc.iter().enumerate() {
-        let cj = c.offset(j as isize * cs);
-        for (i, &ab) in col.iter().enumerate() {
-            let p = cj.add(i * V::N);
-            let t = V::mul(ab, alpha);
-            let t = match beta {
-                None => t,
-                Some(beta) => V::add(t, V::mul(beta, V::load(p))),
-            };
-            t.store(p);
+    // SAFETY: `V`'s features are present and the panels and C's tile are valid as
+    // `MicroFn` (or `BColsFn`) says (the contract); C's column `j < W` at `c + j * cs`,
+    // its first `H * N` rows written and, with `beta`, read.
+    unsafe {
+        const { assert!(W >= 1 && W <= NR && H >= 1 && H <= MV) };
+        let mut acc = [[V::zero(); H]; W];
+        // B packed (`NR` elements a step) or read in place (column `j` at `b + j * cs`,
+        // steps contiguous).
+        let b_step = if b_cs.is_some() { 1 } else { NR };
+        // Ask for the tile of C now, so its lines arrive while the k-loop runs (a
+        // throwaway harness, AVX2 f64, n = 256-1024, one thread: +5% on average over 9
+        // interleaved pairs; the bench tables before and after are in docs/perf.md).
+        // `wrapping_offset` keeps the arithmetic defined; a hint never faults.
+        for j in 0..W {
+            let cj = c.wrapping_offset(j as isize * cs);
+            prefetch::<true>(cj.cast());
+            prefetch::<true>(cj.wrapping_add(H * V::N - 1).cast());
+        }
+        // Four steps per trip: the loop overhead is paid once per 4 * H * W FMAs.
+        const U: usize = 4;
+        // A's panel is `MV` vectors a step, whatever `H` reads of it.
+        let panels = (a, MV * V::N, b, b_step, b_cs);
+        if ahead.from == ahead.to {
+            // Nothing to ask for: no plan to walk (its setup divides, a few percent of a
+            // short k-loop).
+            k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || {});
+        } else {
+            let mut walk = Walk::new(ahead, kc / U);
+            k_loop_with::<V, H, W, U>(&mut acc, kc, panels, || walk.trip(prefetch::<false>));
+        }
+        let alpha = V::splat(alpha);
+        let beta = beta.map(|b| V::splat(b));
+        for (j, col) in acc.iter().enumerate() {
+            let cj = c.offset(j as isize * cs);
+            for (i, &ab) in col.iter().enumerate() {
+                let p = cj.add(i * V::N);
+                let t = V::mul(ab, alpha);
+                let t = match beta {
+                    None => t,
+                    Some(beta) => V::add(t, V::mul(beta, V::load(p))),
+                };
+                t.store(p);
+            }
         }
     }
 }
@@ -565,17 +568,17 @@ macro_rules! gemm_kernel {
                 }
             }
             $crate::gemm::kernel::Kernel {
-                mr: $mv * <$v as $crate::gemm::kernel::Simd>::N,
+                mr: $mv * <$v as $crate::vector::Vector>::N,
                 nr: $nr,
-                lanes: <$v as $crate::gemm::kernel::Simd>::N,
-                direct_tile: [$dr, $dw * <$v as $crate::gemm::kernel::Simd>::N],
+                lanes: <$v as $crate::vector::Vector>::N,
+                direct_tile: [$dr, $dw * <$v as $crate::vector::Vector>::N],
                 direct_max: $dmax,
                 run: [
                     [run::<$mv, $nr>, run::<$mv, $ew>],
                     [run::<$eh, $nr>, run::<$eh, $ew>],
                 ],
                 run_b_cols: [run_b_cols::<$mv>, run_b_cols::<$eh>],
-                edge: [$eh * <$v as $crate::gemm::kernel::Simd>::N, $ew],
+                edge: [$eh * <$v as $crate::vector::Vector>::N, $ew],
                 peak,
                 gemv,
                 direct,

@@ -1,8 +1,8 @@
 //! Matrix multiplication: `C = alpha * A * B + beta * C` on strided views.
 //!
 //! The BLIS loop nest (`NC -> KC -> MC -> NR -> MR`, in `driver.rs`) around one
-//! micro-kernel per tier and element type (`kernel.rs`: one template, each tier
-//! supplying a small vector type). A is packed into `MR`-tall panels and B into
+//! micro-kernel per tier and element type (`kernel.rs`: one template over each
+//! tier's vectors from `crate::vector`). A is packed into `MR`-tall panels and B into
 //! `NR`-wide panels (`pack.rs`), read from any strides, so transposed, sliced,
 //! reversed or broadcast operands cost no extra pass; edge tiles run the same kernel
 //! on zero-padded panels. Block sizes come from the cache sizes (`block.rs`). Products
@@ -25,10 +25,7 @@
 
 mod gather;
 #[macro_use]
-mod kernel;
-#[cfg(target_arch = "x86_64")]
-#[macro_use]
-mod x86_vec;
+pub(crate) mod kernel;
 
 mod block;
 mod direct;
@@ -36,18 +33,18 @@ mod driver;
 mod gemv;
 mod mat;
 mod pack;
-mod scalar;
+pub(crate) mod scalar;
 mod scratch;
 mod small;
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
-mod avx512;
+pub(crate) mod avx512;
 #[cfg(target_arch = "aarch64")]
-mod neon;
+pub(crate) mod neon;
 #[cfg(target_arch = "x86_64")]
-mod sse2;
+pub(crate) mod sse2;
 
 pub use mat::{MatMut, MatRef};
 
@@ -69,31 +66,16 @@ impl GemmElement for f32 {}
 impl GemmElement for f64 {}
 
 macro_rules! gemm_element {
-    ($t:ty, $k:ident) => {
+    ($t:ty, $field:ident) => {
         impl sealed::Sealed for $t {
             fn kernel(tier: Tier) -> Option<&'static Kernel<$t>> {
-                // A table exists exactly when this architecture has the tier and the
-                // CPU supports it.
-                <$t as KernelElement>::table_for(tier)?;
-                match tier {
-                    Tier::Scalar => Some(&scalar::$k),
-                    #[cfg(target_arch = "x86_64")]
-                    Tier::Sse2 => Some(&sse2::$k),
-                    #[cfg(target_arch = "x86_64")]
-                    Tier::Avx2 => Some(&avx2::$k),
-                    #[cfg(target_arch = "x86_64")]
-                    Tier::Avx512 => Some(&avx512::$k),
-                    #[cfg(target_arch = "aarch64")]
-                    Tier::Neon => Some(&neon::$k),
-                    #[allow(unreachable_patterns)]
-                    _ => None,
-                }
+                crate::dispatch::kernels_for(tier).map(|k| k.$field)
             }
         }
     };
 }
-gemm_element!(f32, F32);
-gemm_element!(f64, F64);
+gemm_element!(f32, gemm_f32);
+gemm_element!(f64, gemm_f64);
 
 /// `C = alpha * A * B + beta * C` with the active tier's kernel, on up to `threads`
 /// participants of the [`crate::pool`] (1 runs on the calling thread; small products

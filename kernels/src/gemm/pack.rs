@@ -134,10 +134,11 @@ unsafe fn fixed<T: Arith, const W: usize>(
         // SAFETY: the caller's contract.
         return unsafe { general(dst, src, width, W, kc) };
     }
-    // SAFETY (every loop): each read is `src.at(x, p)` with `x < W == width`,
+    // The loops' note: each read is `src.at(x, p)` with `x < W == width`,
     // `p < kc`, and each write `dst + p * W + x`, as the caller allows.
     if src.along == 1 {
         for p in 0..kc {
+            // SAFETY: see the loops' note above (the `W` elements of step `p`).
             unsafe { core::ptr::copy_nonoverlapping(src.at(0, p), dst.add(p * W), W) };
         }
     } else if let (Some(gather8), 1, 0) = (gather, src.step, W % 8) {
@@ -154,6 +155,7 @@ unsafe fn fixed<T: Arith, const W: usize>(
             for x in 0..W {
                 prefetch::<true>(src.at(x, p0 + GATHER_AHEAD * STEP_GROUP).cast());
                 for p in steps.clone() {
+                    // SAFETY: see the loops' note above.
                     unsafe { *dst.add(p * W + x) = *src.at(x, p) };
                 }
             }
@@ -161,6 +163,7 @@ unsafe fn fixed<T: Arith, const W: usize>(
     } else {
         for p in 0..kc {
             for x in 0..W {
+                // SAFETY: see the loops' note above.
                 unsafe { *dst.add(p * W + x) = *src.at(x, p) };
             }
         }
@@ -172,14 +175,16 @@ unsafe fn fixed<T: Arith, const W: usize>(
 /// # Safety
 /// As [`panel`].
 unsafe fn general<T: Arith>(dst: *mut T, src: Src<T>, width: usize, w: usize, kc: usize) {
-    // SAFETY (every block below): each read is `src.at(x, p)` with `x < width`,
+    // The function's note: each read is `src.at(x, p)` with `x < width`,
     // `p < kc`, and each write `dst + p * w + x` with `x < w`, `p < kc`, as the
     // caller allows.
     for p in 0..kc {
         for x in 0..width {
+            // SAFETY: see the function's note above.
             unsafe { *dst.add(p * w + x) = *src.at(x, p) };
         }
         for x in width..w {
+            // SAFETY: see the function's note above.
             unsafe { *dst.add(p * w + x) = T::ZERO };
         }
     }

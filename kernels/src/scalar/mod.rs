@@ -558,6 +558,7 @@ pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
 // tier is the reference the others are compared with.
 tier_tables!(crate::Tier::Scalar);
 byte_table!(crate::Tier::Scalar);
+tier_kernels!(scalar);
 
 #[cfg(test)]
 mod tests {

@@ -4,15 +4,14 @@
 //! AVX-512 features, except division and square root, which are the AVX2 tier's
 //! (below). The float reductions, whose oracles LLVM vectorises poorly or
 //! not at all (`sum`, `prod`, `dot`, `max`, `min`, `argmax`, `argmin`), are
-//! [`crate::generic`]'s algorithms over the 512-bit vectors below, as at the AVX2
-//! tier over 256-bit ones. The comparisons give `k` mask registers here instead of
-//! vectors of all-ones lanes, which is what [`crate::generic::FloatVec::M`] is for.
+//! [`crate::generic`]'s algorithms over [`crate::vector::avx512`]'s 512-bit vectors,
+//! as at the AVX2 tier over 256-bit ones.
 //!
 //! `nth_byte` is the AVX2 tier's own function (detection admits this tier only with
 //! AVX2 present). `count_byte` is this tier's own for hays up to L2's size and
 //! AVX2's beyond. Its 64-byte step is a compare into a mask and a subtract of -1
 //! under that mask, two instructions per 64 bytes (AVX2: two per 32), which LLVM
-//! only keeps when it cannot see the -1 (`ByteVec::tally`): with a known -1 it
+//! only keeps when it cannot see the -1 (`ByteVector::tally`): with a known -1 it
 //! emits VPMOVM2B and a plain subtract, and that form, a mask popcount per vector,
 //! and an xor / minimum-with-1 / add ran at 0.57-0.6x AVX2's speed over 1 MiB in
 //! L2 on the Intel AVX-512 VM of 2026-12-01, and 0.30-0.42 of the 512-bit read
@@ -33,7 +32,7 @@
 //! Since the reductions keep the canonical lane order of [`crate::scalar`] (lane `j`
 //! in accumulator `j / N`), their results are bit-identical to the other tiers'.
 
-use crate::generic::VecOf;
+use crate::vector::avx512::{Avx512, Bytes};
 use core::arch::x86_64::*;
 
 autovec_binary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; maximum, minimum);
@@ -102,7 +101,11 @@ autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs);
 pub use super::avx2::{div, sqrt};
 autovec_cmp!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; eq, ne, lt, le, gt, ge);
 autovec_fma!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma");
-handwritten_floats!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", Avx512, dot_fused: FmaVec);
+handwritten_floats!(
+    "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma",
+    Avx512,
+    dot_fused
+);
 pub use super::avx2::nth_byte;
 
 /// `scalar::count_byte` over 64-byte vectors (`generic::count_byte` over [`Bytes`]):
@@ -114,8 +117,9 @@ pub fn count_byte(hay: &[u8], needle: u8) -> usize {
         return super::avx2::count_byte(hay, needle);
     }
     #[target_feature(enable = "avx512f,avx512bw,avx2")]
-    unsafe fn with_feature(hay: &[u8], needle: u8) -> usize {
-        crate::generic::count_byte::<Bytes>(hay, needle)
+    fn with_feature(hay: &[u8], needle: u8) -> usize {
+        // SAFETY: the features `Bytes` needs are enabled here.
+        unsafe { crate::generic::count_byte::<Bytes>(hay, needle) }
     }
     // SAFETY: reachable only through this tier's table, handed out when the CPU has
     // AVX-512 F and BW (and AVX2), the features `with_feature` enables.
@@ -153,99 +157,4 @@ pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
 }
 tier_tables!(crate::Tier::Avx512);
 byte_table!(crate::Tier::Avx512);
-
-/// The marker naming this ISA in [`VecOf`].
-pub struct Avx512;
-
-impl VecOf<Avx512> for f64 {
-    type V = F64x8;
-}
-impl VecOf<Avx512> for f32 {
-    type V = F32x16;
-}
-
-/// Sixty-four bytes.
-#[derive(Clone, Copy)]
-pub struct Bytes(__m512i);
-
-impl crate::generic::ByteVec for Bytes {
-    const N: usize = 64;
-    #[inline(always)]
-    unsafe fn load(p: *const u8) -> Self {
-        Bytes(_mm512_loadu_si512(p.cast()))
-    }
-    #[inline(always)]
-    unsafe fn splat(b: u8) -> Self {
-        Bytes(_mm512_set1_epi8(b as i8))
-    }
-    #[inline(always)]
-    unsafe fn eq(a: Self, b: Self) -> Self {
-        Bytes(_mm512_movm_epi8(_mm512_cmpeq_epi8_mask(a.0, b.0)))
-    }
-    #[inline(always)]
-    unsafe fn sub(a: Self, b: Self) -> Self {
-        Bytes(_mm512_sub_epi8(a.0, b.0))
-    }
-    #[inline(always)]
-    unsafe fn or(a: Self, b: Self) -> Self {
-        Bytes(_mm512_or_si512(a.0, b.0))
-    }
-    #[inline(always)]
-    unsafe fn sum(a: Self) -> usize {
-        // vpsadbw against zero: the sum of each 8 bytes in its 64-bit lane.
-        _mm512_reduce_add_epi64(_mm512_sad_epu8(a.0, _mm512_setzero_si512())) as usize
-    }
-    #[inline(always)]
-    unsafe fn is_zero(a: Self) -> bool {
-        _mm512_test_epi64_mask(a.0, a.0) == 0
-    }
-    #[inline(always)]
-    unsafe fn tally(acc: Self, x: Self, needle: Self, minus_one: Self) -> Self {
-        let hit = _mm512_cmpeq_epi8_mask(x.0, needle.0);
-        Bytes(_mm512_mask_sub_epi8(acc.0, hit, acc.0, minus_one.0))
-    }
-}
-
-/// Eight `f64` lanes.
-#[derive(Clone, Copy)]
-pub struct F64x8(__m512d);
-/// Sixteen `f32` lanes.
-#[derive(Clone, Copy)]
-pub struct F32x16(__m512);
-
-x86_float!(
-    F64x8,
-    f64,
-    __m512d,
-    8,
-    _mm512_loadu_pd,
-    _mm512_storeu_pd,
-    _mm512_set1_pd,
-    _mm512_add_pd,
-    _mm512_mul_pd,
-    _mm512_max_pd,
-    _mm512_min_pd,
-    kmask __mmask8 = _mm512_cmp_pd_mask,
-    _mm512_or_pd,
-    _mm512_and_pd,
-    signs = _mm512_movepi64_mask(_mm512_castpd_si512),
-    fma = _mm512_fmadd_pd
-);
-x86_float!(
-    F32x16,
-    f32,
-    __m512,
-    16,
-    _mm512_loadu_ps,
-    _mm512_storeu_ps,
-    _mm512_set1_ps,
-    _mm512_add_ps,
-    _mm512_mul_ps,
-    _mm512_max_ps,
-    _mm512_min_ps,
-    kmask __mmask16 = _mm512_cmp_ps_mask,
-    _mm512_or_ps,
-    _mm512_and_ps,
-    signs = _mm512_movepi32_mask(_mm512_castps_si512),
-    fma = _mm512_fmadd_ps
-);
+tier_kernels!(avx512);
