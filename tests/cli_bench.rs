@@ -97,3 +97,43 @@ fn bench_table_groups_rows_per_family() {
     let err = text(&o.stderr);
     assert_eq!(err.matches("bench [").count(), 4, "{err}");
 }
+
+/// `--compare` checks NumPy's answer before timing: with a wrong answer planted on
+/// NumPy's side the run stops with status 2 and says which row; without NumPy, it
+/// says how to install it.
+#[test]
+fn bench_compare_refuses_a_wrong_answer() {
+    let numpy = Command::new("python3")
+        .args(["-c", "import numpy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    let run = |plant: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ndsimd"));
+        c.args(["bench", "--quick", "--compare", "--rounds", "2", "--json"])
+            .args(["--filter", "f32 sum"]);
+        if plant {
+            c.env("NDSIMD_COMPARE_PLANT", "1");
+        }
+        c.output().unwrap()
+    };
+    let o = run(true);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    if !numpy {
+        assert!(text(&o.stderr).contains("pip install numpy"));
+        return;
+    }
+    assert!(
+        text(&o.stderr).contains("NumPy's answer for f32 sum 1024 differs from ours")
+            && text(&o.stderr).contains("refusing to time it"),
+        "{}",
+        text(&o.stderr)
+    );
+    // The same rows with NumPy's true answer: timed, with its ratio.
+    let o = run(false);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    for line in text(&o.stdout).lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(r["numpy_ratio"].as_f64().is_some_and(|x| x > 0.0), "{r}");
+        assert!(r["numpy_spread_pct"].as_f64().is_some(), "{r}");
+    }
+}

@@ -88,7 +88,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         ndsimd::set_num_threads(n);
     }
     let compare = if args.compare {
-        match compare::NumPy::start() {
+        match compare::NumPy::start(args.rounds) {
             Ok(np) => Some(np),
             Err(msg) => {
                 errln!("ndsimd bench --compare: {msg}");

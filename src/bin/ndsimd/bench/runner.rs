@@ -376,13 +376,13 @@ impl Runner {
             numpy_ratio: None,
             numpy_spread_pct: None,
         };
-        self.push(row, ours);
+        self.push(row);
     }
 
     /// Records `row` (with NumPy's figures under --compare), prints it under --json.
-    fn push(&mut self, mut row: Row, ours: &mut dyn FnMut()) {
+    fn push(&mut self, mut row: Row) {
         if let Some(np) = self.numpy.as_mut() {
-            match np.compare(&row, ours, self.samples) {
+            match np.compare(&row, self.samples) {
                 Ok(Some((ratio, spread))) => {
                     row.numpy_ratio = Some(ratio);
                     row.numpy_spread_pct = Some(spread);
