@@ -12,7 +12,7 @@ Runs the benches that carry the goals, each as documented in its own file, and
 saves each one's whole output under DIR (default target/goals/<date>-<time>/),
 with the machine and the versions in DIR/machine.txt:
 
-    bench-1, bench-2  ./target/release/ndsimd bench (twice: the pool's rows move
+    bench-1, bench-2  ./target/release/ndsimd bench --json (twice: the pool's rows move
                       between two levels on a noisy host)
     pool              cargo bench -p ndsimd-kernels --bench pool -- 'dispatch|handoff'
     peers-1T, peers-NT  benches/peers' ndsimd-peers with NDSIMD_NUM_THREADS,
@@ -42,7 +42,8 @@ STEPS = ["bench", "pool", "peers", "pool-numpy", "scan"]
 # --- parsers: each takes a step's text and returns {key: value} ---------------
 
 def parse_bench(text):
-    """{(table, op, n): ratio} from `ndsimd bench`'s output; table is '1T' for the
+    """{(table, op, n): ratio} from `ndsimd bench --json`'s output (or an older
+    bench's tables); table is '1T' for the
     one-thread element table, 'pool' for the pool's, 'mm1', 'mmN' for products,
     'mem1', 'memN' for the in-memory scans."""
     def short(head):
@@ -233,7 +234,8 @@ def measure(out, args):
     print(machine(out), file=sys.stderr)
     if "bench" not in skip:
         for i in (1, 2):
-            run(out, "bench-%d" % i, ["target/release/ndsimd", "bench"], threads_env)
+            run(out, "bench-%d" % i, ["target/release/ndsimd", "bench", "--json"],
+                threads_env)
     if "pool" not in skip:
         run(out, "pool", ["cargo", "bench", "-p", "ndsimd-kernels", "--bench", "pool", "--",
                           "dispatch|handoff", "--warm-up-time", "0.5",
@@ -289,6 +291,14 @@ in-memory scans, 2 thread(s). anchor: 'ceiling' = the read loop over as many byt
 op                          n        ns/op  spread     GB/s  anchor        anchor ns  ratio
 count_byte_in         1048576       4564.1    3.1%   229.75  ceiling          3748.1   0.82
 """,
+    "bench-json": """\
+bench [1/4] sum 16384
+{"family":"reductions","op":"sum","n":16384,"threads":1,"ns_per_op":714.3,"spread_pct":1.2,"rate":183.51,"rate_unit":"GB/s","anchor":"ceiling","anchor_ns":701.4,"ratio":0.98,"limit":"L2 read bw","fraction_of_limit":0.98,"verdict":"at the L2 bandwidth limit"}
+{"family":"pool scaling","op":"par add_into vs 1T","n":16384,"threads":2,"ns_per_op":2101.8,"spread_pct":3.5,"rate":187.08,"rate_unit":"GB/s","anchor":"1 thread","anchor_ns":3165.8,"ratio":1.51,"limit":null,"fraction_of_limit":null,"verdict":"1.51x the speed of one thread"}
+{"family":"matrix products","op":"matmul f64","n":256,"threads":1,"ns_per_op":350837.5,"spread_pct":2.5,"rate":95.64,"rate_unit":"GFLOP/s","anchor":"peak","anchor_ns":306452.2,"ratio":0.87,"limit":"FMA peak","fraction_of_limit":0.87,"verdict":"near the FMA peak"}
+{"family":"matrix products","op":"matmul f64","n":256,"threads":2,"ns_per_op":176622.5,"spread_pct":25.1,"rate":189.98,"rate_unit":"GFLOP/s","anchor":"peak","anchor_ns":154384.9,"ratio":0.33,"limit":"FMA peak","fraction_of_limit":0.33,"verdict":"33% of the FMA peak"}
+{"family":"scan","op":"count_byte_in","n":1048576,"threads":2,"ns_per_op":4564.1,"spread_pct":3.1,"rate":229.75,"rate_unit":"GB/s","anchor":"ceiling×2","anchor_ns":3748.1,"ratio":0.82,"limit":"L3 read bw","fraction_of_limit":0.82,"verdict":"near the L3 bandwidth limit"}
+""",
     "pool": """\
 dispatch/2threads/pool_run_empty
                         time:   [188.12 ns 192.40 ns 197.00 ns]
@@ -331,6 +341,11 @@ def self_test():
     assert b[("pool", "par add_into", 4194304)] == 0.96, b
     assert b[("mm1", "matmul f64", 256)] == 0.87 and b[("mmN", "matmul f64", 256)] == 0.33, b
     assert b[("memN", "count_byte_in", 1048576)] == 0.82, b
+    j = parse_bench(SAMPLES["bench-json"])
+    assert j == {("1T", "sum", 16384): 0.98, ("pool", "par add_into vs 1T", 16384): 1.51,
+                 ("mm1", "matmul f64", 256): 0.87, ("mmN", "matmul f64", 256): 0.33,
+                 ("memN", "count_byte_in", 1048576): 0.82}, j
+    assert [r[3] for r in bench_rows(SAMPLES["bench-json"])][:2] == [714.3, 2101.8]
     c = parse_criterion(SAMPLES["pool"])
     assert abs(c["dispatch/2threads/pool_run_empty"] - 192.4) < 1e-9, c
     assert abs(c["dispatch/2threads/rayon_scope_empty"] - 11600.0) < 1e-6, c

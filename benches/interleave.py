@@ -4,6 +4,7 @@ Each round times every NumPy case in this process, then runs our bench once and
 reads our times from its table; the caller keeps the rounds and reports medians.
 """
 
+import json
 import os
 import re
 import statistics
@@ -41,17 +42,43 @@ FMA_ROW = "fma all threads"
 TWO_CORES = 1.5
 
 
-# A row of one of `ndsimd bench`'s tables: the op (it may hold spaces), n, ns per
-# op, the spread, GB/s or GFLOP/s, the anchor (it may hold spaces), the anchor's ns
-# and the ratio, anchor time over ours.
+# A row of the text tables of an older `ndsimd bench` (outputs saved before --json):
+# the op (it may hold spaces), n, ns per op, the spread, GB/s or GFLOP/s, the anchor
+# (it may hold spaces), the anchor's ns and the ratio, anchor time over ours.
 BENCH_ROW = re.compile(r"^(?P<op>\S.*?)\s+(?P<n>\d+)\s+(?P<ns>[\d.]+)\s+[\d.]+%\s+[\d.]+\s+"
                        r".*?\s(?P<ratio>[\d.]+)$")
 
 
+def table_name(row):
+    """The heading of the table an older `ndsimd bench` printed `row` (a --json
+    object) under: the names the callers' patterns match."""
+    t = row["threads"]
+    if row["family"] == "matrix products":
+        return "matrix products, %d thread(s)" % t
+    if row["family"] == "scan":
+        return "in-memory scans, %d thread(s)" % t
+    if t == 1:
+        return "ndsimd bench: 1 thread"
+    return "%d threads (the pool)" % t
+
+
 def bench_rows(text):
     """Yields (table, op, n, ns, ratio) for every row in the output of `ndsimd
-    bench`, `table` being the line above the table's column headings ("op  n
-    ns/op ..."), which names it ("2 threads (the pool). anchor: ...")."""
+    bench --json` (one object a line; other lines, such as a progress log, are
+    skipped), `table` naming the table as `table_name` does. Text saved from an older
+    bench without --json is read from its tables, `table` being the line above the
+    column headings."""
+    found = False
+    for line in text.splitlines():
+        if line.startswith("{"):
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            found = True
+            yield (table_name(row), row["op"], row["n"], row["ns_per_op"], row["ratio"])
+    if found:
+        return
     table, prev = None, ""
     for line in text.splitlines():
         if line.startswith("op ") and "ns/op" in line:
@@ -65,7 +92,7 @@ def bench_rows(text):
 
 
 def our_times(binary, threads, bench_filter, header, keys):
-    """Runs `ndsimd bench --quick --filter bench_filter` with NDSIMD_NUM_THREADS =
+    """Runs `ndsimd bench --quick --json --filter bench_filter` with NDSIMD_NUM_THREADS =
     `threads` and returns {(row name, n): seconds} for `keys`, read from the tables
     whose header matches the regex `header` (its group 1 must be the thread count).
     With more than one thread the same run also times the bench's "fma all threads"
@@ -74,7 +101,7 @@ def our_times(binary, threads, bench_filter, header, keys):
     env = dict(os.environ, NDSIMD_NUM_THREADS=str(threads))
     if threads > 1:
         bench_filter += "|" + FMA_ROW
-    out = subprocess.run([binary, "bench", "--quick", "--filter", bench_filter], env=env,
+    out = subprocess.run([binary, "bench", "--quick", "--json", "--filter", bench_filter], env=env,
                          check=True, capture_output=True, text=True).stdout
     times, wanted = {}, set(keys)
     for table, op, n, ns, ratio in bench_rows(out):

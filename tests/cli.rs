@@ -221,69 +221,154 @@ fn scan_errors_exit_2_with_the_path() {
 fn bad_options_exit_2_with_a_message() {
     let dir = TempDir::new("cli", "opts");
     let f = dir.file("f", &[0u8; 8]);
+    // clap's messages: the offending argument and what was expected.
     let cases: &[(&[&str], &str)] = &[
-        (&["scan", p(&f), "--bogus"], "unknown option '--bogus'"),
+        (&["scan", p(&f), "--bogus"], "unexpected argument '--bogus'"),
         (
             &["scan", p(&f), "--strategy", "bogus"],
-            "pread, mmap or direct",
+            "[possible values: auto, pread, mmap, direct]",
         ),
+        (&["lines", p(&f), "--index", "0"], "needs an integer >= 1"),
+        (&["lines", p(&f), "--index", "x"], "needs an integer >= 1"),
+        (&["lines", p(&f), "--index-out", "o"], "--index <EVERY>"),
         (
-            &["lines", p(&f), "--index", "0"],
-            "--index needs an integer >= 1",
+            &["scan", p(&f), "--index", "2"],
+            "unexpected argument '--index'",
         ),
-        (
-            &["lines", p(&f), "--index", "x"],
-            "--index needs an integer >= 1",
-        ),
-        (
-            &["lines", p(&f), "--index-out", "o"],
-            "--index-out needs --index",
-        ),
-        (&["scan", p(&f), "--index", "2"], "unknown option '--index'"),
         (&["scan", p(&f), "--threads", "0"], "--threads"),
-        (&["scan", p(&f), "--threads"], "--threads needs a value"),
+        (
+            &["scan", p(&f), "--threads"],
+            "a value is required for '--threads",
+        ),
         (&["scan", p(&f), "--buffer", "3"], "--buffer"),
-        (&["scan"], "missing FILE"),
-        (&["scan", p(&f), p(&f)], "more than one FILE"),
-        (&["scan", p(&f), "--json=yes"], "takes no value"),
-        (&["lines", p(&f), "-x"], "unknown option '-x'"),
-        (&["lines", p(&f), "--size", "8"], "unknown option '--size'"),
-        (&["haystack", p(&f), "--threads", "2"], "unknown option"),
-        (&["no-such-command"], "unknown command"),
-        (&["bench", "--bogus"], "unknown option '--bogus'"),
-        (&["bench", "--filter"], "--filter needs a value"),
+        (&["scan"], "required arguments were not provided"),
+        (&["scan", p(&f), p(&f)], "unexpected argument"),
+        (
+            &["scan", p(&f), "--json=yes"],
+            "unexpected value 'yes' for '--json'",
+        ),
+        (&["lines", p(&f), "-x"], "unexpected argument '-x'"),
+        (
+            &["lines", p(&f), "--size", "8"],
+            "unexpected argument '--size'",
+        ),
+        (
+            &["haystack", p(&f), "--threads", "2"],
+            "unexpected argument",
+        ),
+        (
+            &["no-such-command"],
+            "unrecognized subcommand 'no-such-command'",
+        ),
+        // Once the top-level help: a bench flag is the bench's error.
+        (&["bench", "--bogus"], "unexpected argument '--bogus'"),
+        (&["bench", "--filter"], "a value is required for '--filter"),
+        (&["bench", "--threads", "0"], "needs an integer >= 1"),
+        (&["completions", "tcsh"], "invalid value 'tcsh'"),
     ];
     for (args, msg) in cases {
         let o = ndsimd(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+        // clap's pointer to the help, not the top-level help itself.
+        assert!(
+            stderr(&o).contains("For more information, try '--help'")
+                && !stderr(&o).contains("Commands:"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
     }
 }
 
 #[test]
 fn help_for_each_subcommand() {
     for (cmd, needle) in [
-        ("scan", "--strategy auto|pread|mmap|direct"),
+        ("scan", "[possible values: auto, pread, mmap, direct]"),
         ("lines", "wc -l"),
-        ("haystack", "--size SIZE"),
+        ("haystack", "--size <SIZE>"),
         // Help, not a minute of timing.
-        ("bench", "ratio = anchor time / ours"),
+        ("bench", "--compare"),
+        ("info", "--json"),
+        (
+            "completions",
+            "[possible values: bash, elvish, fish, powershell, zsh]",
+        ),
     ] {
         for flag in ["--help", "-h"] {
             let o = ndsimd(&[cmd, flag]);
             assert_eq!(o.status.code(), Some(0), "{cmd} {flag}");
             assert!(stdout(&o).contains(needle), "{cmd} {flag}: {}", stdout(&o));
+            assert!(stdout(&o).contains(&format!("Usage: ndsimd {cmd}")));
         }
     }
-    let o = ndsimd(&["--help"]);
-    assert_eq!(o.status.code(), Some(0));
-    for word in [
-        "scan FILE",
-        "lines FILE",
-        "haystack --size SIZE FILE",
-        "bench",
+    for args in [&["--help"][..], &["help"]] {
+        let o = ndsimd(args);
+        assert_eq!(o.status.code(), Some(0));
+        for word in [
+            "scan",
+            "lines",
+            "haystack",
+            "bench",
+            "info",
+            "completions",
+            "Exit status",
+        ] {
+            assert!(stdout(&o).contains(word), "{word}");
+        }
+    }
+    // No command: the help, on stderr, and status 2.
+    let o = ndsimd(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("Usage: ndsimd <COMMAND>"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn version_flag() {
+    for flag in ["--version", "-V"] {
+        let o = ndsimd(&[flag]);
+        assert_eq!(o.status.code(), Some(0), "{flag}");
+        assert_eq!(
+            stdout(&o),
+            format!("ndsimd {}\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for (shell, needle) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef ndsimd"),
+        ("fish", "complete -c ndsimd"),
     ] {
-        assert!(stdout(&o).contains(word), "{word}");
+        let o = ndsimd(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let out = stdout(&o);
+        assert!(out.contains(needle), "{shell}: {out}");
+        // The subcommands and their flags are in the script.
+        assert!(
+            out.contains("haystack") && out.contains("strategy"),
+            "{shell}"
+        );
+    }
+}
+
+#[test]
+fn info_json_fields() {
+    let o = ndsimd(&["info", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    for key in ["detected_tier", "active_tier"] {
+        assert!(v[key].is_string(), "{key}: {v}");
+    }
+    for key in ["threads", "l1d_bytes", "l2_bytes", "l3_bytes"] {
+        assert!(v[key].as_u64().is_some_and(|n| n >= 1), "{key}: {v}");
     }
 }
 
@@ -361,7 +446,12 @@ fn haystack_bad_sizes_exit_2() {
     }
     let o = ndsimd(&["haystack", p(&f)]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("missing --size"));
+    assert!(
+        stderr(&o).contains("required arguments were not provided")
+            && stderr(&o).contains("--size <SIZE>"),
+        "{}",
+        stderr(&o)
+    );
     // A directory that does not exist: the message names the path.
     let bad = dir.0.join("no-dir").join("hay");
     let o = ndsimd(&["haystack", "--size", "8", p(&bad)]);
@@ -546,7 +636,12 @@ fn a_closed_stdout_pipe_ends_quietly_with_141() {
         let err = stderr(&o);
         if *want == 2 {
             assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-            assert!(err.starts_with("ndsimd"), "{args:?}: {err}");
+            // Ours start with the tool's name, clap's usage errors with "error:" (the
+            // help for no command with its first line).
+            assert!(
+                err.starts_with("ndsimd") || err.starts_with("error:"),
+                "{args:?}: {err}"
+            );
         } else {
             assert_eq!(o.status.code(), Some(141), "{args:?}: {err}");
             assert!(!err.contains("panicked"), "{args:?}: {err}");

@@ -1,5 +1,6 @@
-//! The `ndsimd` command-line tool: `info`, `bench`, and the file scan's `scan`,
-//! `lines` and `haystack`.
+//! The `ndsimd` command-line tool: `info`, `bench`, the file scan's `scan`, `lines`
+//! and `haystack`, and `completions`. Arguments are parsed by clap (derive): its
+//! messages, `--help` per subcommand and `--version`; usage errors exit 2.
 //!
 //! Exit statuses follow grep's in every subcommand: 0 found (or done), 1 not found,
 //! 2 error. Output is written through [`emit`] and messages through [`warn`], never
@@ -45,56 +46,61 @@ macro_rules! err {
     };
 }
 
+mod args;
 mod bench;
 mod scan;
 mod target;
 
-use std::io::Write;
+use clap::{CommandFactory, Parser, Subcommand};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-ndsimd: N-dimensional arrays on per-architecture SIMD kernels
+/// What follows the subcommands in `ndsimd --help`.
+const AFTER_HELP: &str = "\
+Sizes (--buffer, --size) are bytes: 4096, 16K, 1M, 4G (binary multiples; K, M, G, T,
+optionally followed by 'iB' or 'B').
 
-USAGE:
-    ndsimd <COMMAND> [OPTIONS]
+Exit status (as grep's): 0 found or done, 1 not found (scan), 2 error (a message on
+stderr, usage errors included), 141 when stdout is a pipe whose reader has gone
+(quietly; the status a shell reports for grep killed by SIGPIPE). A failing stderr
+never changes the status.
 
-COMMANDS:
-    info            print the detected and active SIMD tier, threads and caches
-    bench           time the kernels against their plain-loop anchors (< 1 min)
-    scan FILE       offset of the first non-zero 8-byte word (exit 0 found, 1 not)
-    lines FILE      count newlines as `wc -l` (--index EVERY: and write a line index)
-    haystack --size SIZE FILE
-                    write SIZE bytes of zeros with a needle at SIZE-8 (test file)
-    help            print this message
+Environment:
+  NDSIMD_TIER=scalar|sse2|avx2|avx512|neon   cap the SIMD tier
+  NDSIMD_NUM_THREADS=N                       threads for parallel operations (at most 4
+                                             per core)";
 
-BENCH OPTIONS:
-    --quick         fewer samples (a few seconds)
-    --filter TEXT   only the rows whose op name contains TEXT (a|b: either)
+/// ndsimd: N-dimensional arrays on per-architecture SIMD kernels
+#[derive(Parser)]
+#[command(name = "ndsimd", version, after_help = AFTER_HELP, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-SCAN AND LINES OPTIONS (details: 'ndsimd scan --help', 'ndsimd lines --help'):
-    --strategy auto|pread|mmap|direct
-                            how the file is read (default auto: mmap when the file
-                            is in the page cache, pread when not)
-    --threads N             threads to use
-    --buffer SIZE           bytes per read with pread and direct (default 1M)
-    --json                  one JSON object on stdout
-    --index EVERY           lines only: write the offset of every EVERY-th line
-    --index-out PATH        lines only: where --index writes (default FILE.idx)
-
-HAYSTACK OPTIONS (details: 'ndsimd haystack --help'):
-    --size SIZE     4096, 16K, 1M, 4G: a multiple of 8 (binary suffixes)
-    --force         overwrite an existing FILE
-
-EXIT STATUS (as grep's):
-    0 found or done, 1 not found (scan), 2 error (a message on stderr), 141 when
-    stdout is a pipe whose reader has gone (quietly; the status a shell reports for
-    grep killed by SIGPIPE). A failing stderr never changes the status.
-
-ENVIRONMENT:
-    NDSIMD_TIER=scalar|sse2|avx2|avx512|neon   cap the SIMD tier
-    NDSIMD_NUM_THREADS=N                       threads for parallel operations
-                                               (at most 4 per core)
-";
+#[derive(Subcommand)]
+enum Command {
+    /// Print the detected and active SIMD tier, threads and caches
+    Info {
+        /// One JSON object on stdout
+        #[arg(long)]
+        json: bool,
+    },
+    /// Time the kernels against this machine's limits (about a minute; --quick: seconds)
+    Bench(bench::BenchArgs),
+    /// Offset of the first non-zero 8-byte word of FILE (exit 0 found, 1 not)
+    Scan(scan::ScanArgs),
+    /// Count the newlines of FILE as `wc -l` (--index EVERY: and write a line index)
+    Lines(scan::LinesArgs),
+    /// Write SIZE bytes of zeros with a needle at SIZE-8 (a test file for scan)
+    Haystack(scan::HaystackArgs),
+    /// Print a shell completion script: `ndsimd completions bash > /etc/bash_completion.d/ndsimd`
+    Completions {
+        /// The shell
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
 
 /// The status when stdout's reader has gone: 128 + SIGPIPE, what a shell reports for
 /// a program killed by that signal (grep is).
@@ -145,41 +151,60 @@ fn main() -> ExitCode {
     code
 }
 
+/// Shows clap's message (help and `--version` on stdout, through [`emit`]; errors on
+/// stderr) rather than letting clap print it: clap's own printing would bypass the
+/// closed-stdout and broken-pipe handling. Colours only on a terminal.
+fn clap_message(e: clap::Error) -> ExitCode {
+    let text = e.render();
+    if e.use_stderr() {
+        if std::io::stderr().is_terminal() {
+            err!("{}", text.ansi());
+        } else {
+            err!("{text}");
+        }
+    } else if std::io::stdout().is_terminal() {
+        out!("{}", text.ansi());
+    } else {
+        out!("{text}");
+    }
+    // Usage errors are 2, help and version 0.
+    ExitCode::from(e.exit_code().clamp(0, 255) as u8)
+}
+
 fn run() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("info") => {
-            outln!("{}", ndsimd::info());
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_message(e),
+    };
+    match cli.command {
+        Command::Info { json } => {
+            let info = ndsimd::info();
+            if json {
+                let c = &info.cache;
+                let v = serde_json::json!({
+                    "version": info.version,
+                    "detected_tier": info.detected_tier.to_string(),
+                    "active_tier": info.active_tier.to_string(),
+                    "threads": info.threads,
+                    "l1d_bytes": c.l1d,
+                    "l2_bytes": c.l2,
+                    "l3_bytes": c.l3,
+                });
+                outln!("{v}");
+            } else {
+                outln!("{info}");
+            }
             ExitCode::SUCCESS
         }
-        Some("bench") => match bench::Options::parse(&args[1..]) {
-            Ok(opts) if opts.help => {
-                out!("{}", bench::HELP);
-                ExitCode::SUCCESS
-            }
-            Ok(opts) => {
-                bench::run(&opts);
-                ExitCode::SUCCESS
-            }
-            Err(msg) => {
-                errln!("ndsimd bench: {msg}\n\n{USAGE}");
-                ExitCode::from(2)
-            }
-        },
-        Some("scan") => scan::scan(&args[1..]),
-        Some("lines") => scan::lines(&args[1..]),
-        Some("haystack") => scan::haystack(&args[1..]),
-        Some("help") | Some("--help") | Some("-h") => {
-            out!("{USAGE}");
+        Command::Bench(a) => bench::main(&a),
+        Command::Scan(a) => scan::scan(a),
+        Command::Lines(a) => scan::lines(a),
+        Command::Haystack(a) => scan::haystack(a),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "ndsimd", &mut script);
+            out!("{}", String::from_utf8_lossy(&script));
             ExitCode::SUCCESS
-        }
-        Some(other) => {
-            errln!("ndsimd: unknown command '{other}'\n\n{USAGE}");
-            ExitCode::from(2)
-        }
-        None => {
-            err!("{USAGE}");
-            ExitCode::from(2)
         }
     }
 }

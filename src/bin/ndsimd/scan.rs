@@ -8,9 +8,8 @@
 //! (see the crate's `emit`). The files they write are made by [`target::write`]:
 //! whole or not at all, never over a non-regular file.
 
-use crate::target;
+use crate::{args, target};
 use ndsimd::scan::{self, LineIndex, Progress, ScanOptions, Strategy};
-use std::fmt::Write as _;
 use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -18,270 +17,148 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-pub const SCAN_HELP: &str = "\
-ndsimd scan: the byte offset of the first non-zero aligned 8-byte word of FILE
-(a trailing partial word counts as zero-padded)
+/// The options `scan` and `lines` share: how FILE is read.
+#[derive(clap::Args)]
+pub struct ReadArgs {
+    /// How FILE is read. auto: mmap when FILE is in the page cache, else pread;
+    /// pread: parallel positioned reads into per-thread buffers; mmap: a memory map
+    /// (on Linux, if another process truncates FILE meanwhile: an error, exit 2);
+    /// direct: as pread with O_DIRECT, bypassing the page cache (an error where the
+    /// file system refuses O_DIRECT)
+    #[arg(long, value_enum, default_value_t = StrategyArg::Auto)]
+    strategy: StrategyArg,
+    /// Threads (default: the pool's, NDSIMD_NUM_THREADS)
+    #[arg(long, value_name = "N", value_parser = args::at_least_one)]
+    threads: Option<usize>,
+    /// Bytes per read with pread and direct (default 1M; direct rounds it up to a
+    /// multiple of 4K)
+    #[arg(long, value_name = "SIZE", value_parser = args::buffer)]
+    buffer: Option<usize>,
+    /// One JSON object on stdout instead of the text lines
+    #[arg(long)]
+    json: bool,
+}
 
-USAGE:
-    ndsimd scan FILE [OPTIONS]
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StrategyArg {
+    Auto,
+    Pread,
+    Mmap,
+    Direct,
+}
 
-OPTIONS:
-    --strategy auto|pread|mmap|direct
-                            how FILE is read (default auto: mmap when FILE is in the
-                            page cache, else pread; pread: parallel positioned reads
-                            into per-thread buffers; mmap: a memory map (on Linux, if
-                            another process truncates FILE meanwhile: an error, exit 2);
-                            direct: as pread with O_DIRECT, bypassing the page cache,
-                            an error where the file system refuses O_DIRECT)
-    --threads N             threads (default: the pool's, NDSIMD_NUM_THREADS)
-    --buffer SIZE           bytes per read with pread and direct (default 1M; K, M, G
-                            suffixes; direct rounds it up to a multiple of 4K)
-    --json                  one JSON object on stdout instead of the text lines
-    -h, --help              print this message
+impl ReadArgs {
+    fn options(&self) -> ScanOptions {
+        let mut o = ScanOptions {
+            strategy: match self.strategy {
+                StrategyArg::Auto => Strategy::Auto,
+                StrategyArg::Pread => Strategy::Pread,
+                StrategyArg::Mmap => Strategy::Mmap,
+                StrategyArg::Direct => Strategy::Direct,
+            },
+            ..ScanOptions::default()
+        };
+        o.threads = self.threads;
+        if let Some(b) = self.buffer {
+            o.buffer = b;
+        }
+        o
+    }
+}
 
-OUTPUT:
-    stdout: 'found at offset N' or 'not found'
-    stderr: bytes scanned (up to the needle's word, or the whole file), seconds, GB/s;
-            a progress bar while it runs, when stderr is a terminal and FILE is at
-            least 256 MiB
+/// The byte offset of the first non-zero aligned 8-byte word of FILE (a trailing
+/// partial word counts as zero-padded)
+#[derive(clap::Args)]
+#[command(after_help = SCAN_AFTER)]
+pub struct ScanArgs {
+    /// The file to scan
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    #[command(flatten)]
+    read: ReadArgs,
+}
 
-EXIT STATUS:
-    0 found, 1 not found, 2 error (a message on stderr names the file), 141 when
-    stdout is a pipe whose reader has gone (quietly, as a shell reports grep killed
-    by SIGPIPE)
-";
+const SCAN_AFTER: &str = "\
+Output:
+  stdout: 'found at offset N' or 'not found'
+  stderr: bytes scanned (up to the needle's word, or the whole file), seconds, GB/s;
+          a progress bar while it runs, when stderr is a terminal and FILE is at
+          least 256 MiB
 
-pub const LINES_HELP: &str = "\
-ndsimd lines: count the newlines of FILE, as `wc -l` does (a last line without a
-newline is not counted)
+Exit status: 0 found, 1 not found, 2 error (a message on stderr names the file), 141
+when stdout is a pipe whose reader has gone (quietly, as a shell reports grep killed
+by SIGPIPE)";
 
-USAGE:
-    ndsimd lines FILE [OPTIONS]
+/// Count the newlines of FILE, as `wc -l` does (a last line without a newline is
+/// not counted)
+#[derive(clap::Args)]
+#[command(after_help = LINES_AFTER)]
+pub struct LinesArgs {
+    /// The file to count
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Also write the byte offset where every EVERY-th line starts (lines 0, EVERY,
+    /// 2*EVERY, ...), found in the same read of FILE as the count
+    #[arg(long, value_name = "EVERY", value_parser = args::at_least_one)]
+    index: Option<usize>,
+    /// Where --index writes (default FILE.idx); an existing PATH is replaced whole
+    /// once the index is complete (a temporary file beside it, renamed over it);
+    /// PATH must be a regular file or absent (a symbolic link: the file it names is
+    /// replaced)
+    #[arg(long, value_name = "PATH", requires = "index")]
+    index_out: Option<PathBuf>,
+    #[command(flatten)]
+    read: ReadArgs,
+}
 
-OPTIONS:
-    --index EVERY           also write the byte offset where every EVERY-th line
-                            starts (lines 0, EVERY, 2*EVERY, ...), found in the same
-                            read of FILE as the count
-    --index-out PATH        where --index writes (default FILE.idx: FILE's name with
-                            '.idx' appended); an existing PATH is replaced whole once
-                            the index is complete (written to a temporary file beside
-                            it, then renamed over it); PATH must be a regular file or
-                            absent (a symbolic link: the file it names is replaced)
-    --strategy auto|pread|mmap|direct
-                            how FILE is read (default auto: mmap when FILE is in the
-                            page cache, else pread; see 'ndsimd scan --help')
-    --threads N             threads (default: the pool's, NDSIMD_NUM_THREADS)
-    --buffer SIZE           bytes per read with pread and direct (default 1M; K, M, G
-                            suffixes; direct rounds it up to a multiple of 4K)
-    --json                  one JSON object on stdout instead of the text lines
-    -h, --help              print this message
+const LINES_AFTER: &str = "\
+Output:
+  stdout: 'COUNT FILE' (as `wc -l FILE`)
+  stderr: bytes, seconds, GB/s; a progress bar while it runs, when stderr is a
+          terminal and FILE is at least 256 MiB
 
-OUTPUT:
-    stdout: 'COUNT FILE' (as `wc -l FILE`)
-    stderr: bytes, seconds, GB/s; a progress bar while it runs, when stderr is a
-            terminal and FILE is at least 256 MiB
+Index file (text):
+  # ndsimd line index: every=EVERY lines=COUNT bytes=LENGTH
+  0
+  OFFSET of line EVERY
+  OFFSET of line 2*EVERY
+  ...
+  one decimal byte offset per line after the header, one for each line number
+  m*EVERY below the number of lines. Line n starts after the n-th newline; a last
+  line without a newline is a line here (it is not in COUNT, as with `wc -l`).
 
-INDEX FILE (text):
-    # ndsimd line index: every=EVERY lines=COUNT bytes=LENGTH
-    0
-    OFFSET of line EVERY
-    OFFSET of line 2*EVERY
-    ...
-    one decimal byte offset per line after the header, one for each line number
-    m*EVERY below the number of lines. Line n starts after the n-th newline; a last
-    line without a newline is a line here (it is not in COUNT, as with `wc -l`).
+Exit status: 0 counted (and indexed), 2 error (a message on stderr names the file; an
+index that could not be written whole leaves PATH as it was), 141 when stdout is a
+pipe whose reader has gone";
 
-EXIT STATUS:
-    0 counted (and indexed), 2 error (a message on stderr names the file; an index
-    that could not be written whole leaves PATH as it was), 141 when stdout is a pipe
-    whose reader has gone
-";
+/// Write a test file for `ndsimd scan`: SIZE bytes of zeros that really occupy the
+/// disk (written, not a sparse hole) and one needle, the 8 bytes 'NEEDLE!!' at offset
+/// SIZE-8, so `ndsimd scan FILE` finds SIZE-8
+#[derive(clap::Args)]
+#[command(after_help = HAYSTACK_AFTER)]
+pub struct HaystackArgs {
+    /// Bytes: a multiple of 8, at least 8 (4096, 16K, 1M, 4G: binary multiples)
+    #[arg(long, value_name = "SIZE", value_parser = args::haystack_size)]
+    size: u64,
+    /// Replace FILE if it exists (otherwise an existing FILE is an error)
+    #[arg(long)]
+    force: bool,
+    /// The file to write
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+}
 
-pub const HAYSTACK_HELP: &str = "\
-ndsimd haystack: write a test file for `ndsimd scan`: SIZE bytes of zeros that
-really occupy the disk (written, not a sparse hole) and one needle, the 8 bytes
-'NEEDLE!!' at offset SIZE-8, so `ndsimd scan FILE` finds SIZE-8
-
-USAGE:
-    ndsimd haystack --size SIZE FILE [--force]
-
-OPTIONS:
-    --size SIZE     bytes: a multiple of 8, at least 8; suffixes K, M, G, T (binary:
-                    4G = 4 * 2^30), optionally followed by 'iB' or 'B'
-    --force         replace FILE if it exists (otherwise an existing FILE is an error)
-    -h, --help      print this message
-
-FILE is written to a temporary file beside it and renamed to FILE once complete:
-a failed write leaves an existing FILE as it was. FILE must be absent or a regular
-file (a symbolic link is followed: the file it names is replaced); a device, FIFO,
+const HAYSTACK_AFTER: &str = "\
+FILE is written to a temporary file beside it and renamed to FILE once complete: a
+failed write leaves an existing FILE as it was. FILE must be absent or a regular file
+(a symbolic link is followed: the file it names is replaced); a device, FIFO,
 directory or socket is refused. A progress bar is drawn on stderr when stderr is a
 terminal.
 
-EXIT STATUS:
-    0 written, 2 error (nothing is left behind, an existing FILE is untouched), 141
-    when stdout is a pipe whose reader has gone (FILE is written by then)
-";
+Exit status: 0 written, 2 error (nothing is left behind, an existing FILE is
+untouched), 141 when stdout is a pipe whose reader has gone (FILE is written by then)";
 
 const NEEDLE: [u8; 8] = *b"NEEDLE!!";
-
-/// What the three subcommands' parsers understand.
-struct Args {
-    file: Option<PathBuf>,
-    opts: ScanOptions,
-    json: bool,
-    help: bool,
-    size: Option<u64>,
-    force: bool,
-    index: Option<u64>,
-    index_out: Option<PathBuf>,
-}
-
-/// Parses `args` accepting only the options in `allowed` (by long name).
-fn parse(args: &[String], allowed: &[&str]) -> Result<Args, String> {
-    let mut a = Args {
-        file: None,
-        // The tool maps a cached file (its SIGBUS handled: `settle`).
-        opts: ScanOptions {
-            strategy: Strategy::Auto,
-            ..ScanOptions::default()
-        },
-        json: false,
-        help: false,
-        size: None,
-        force: false,
-        index: None,
-        index_out: None,
-    };
-    let mut it = args.iter();
-    let mut only_files = false;
-    while let Some(arg) = it.next() {
-        if only_files || arg == "-" || !arg.starts_with('-') {
-            if a.file.is_some() {
-                return Err(format!("more than one FILE given ('{arg}')"));
-            }
-            a.file = Some(PathBuf::from(arg));
-            continue;
-        }
-        if arg == "--" {
-            only_files = true;
-            continue;
-        }
-        if arg == "-h" || arg == "--help" {
-            a.help = true;
-            continue;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (arg.as_str(), None),
-        };
-        if !allowed.contains(&name) {
-            return Err(format!("unknown option '{arg}'"));
-        }
-        let mut value = || -> Result<String, String> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None => it.next().cloned().ok_or(format!("{name} needs a value")),
-            }
-        };
-        match name {
-            "--strategy" => {
-                a.opts.strategy = match value()?.as_str() {
-                    "auto" => Strategy::Auto,
-                    "pread" => Strategy::Pread,
-                    "mmap" => Strategy::Mmap,
-                    "direct" => Strategy::Direct,
-                    v => {
-                        return Err(format!(
-                            "--strategy must be auto, pread, mmap or direct, not '{v}'"
-                        ))
-                    }
-                }
-            }
-            "--threads" => {
-                let v = value()?;
-                match v.parse::<usize>() {
-                    Ok(n) if n >= 1 => a.opts.threads = Some(n),
-                    _ => return Err(format!("--threads needs an integer >= 1, not '{v}'")),
-                }
-            }
-            "--buffer" => {
-                let v = value()?;
-                match parse_size(&v) {
-                    Some(n) if (8..=1 << 30).contains(&n) => a.opts.buffer = n as usize,
-                    _ => return Err(format!("--buffer needs a size from 8 to 1G, not '{v}'")),
-                }
-            }
-            "--index" => {
-                let v = value()?;
-                match v.parse::<u64>() {
-                    Ok(n) if n >= 1 => a.index = Some(n),
-                    _ => return Err(format!("--index needs an integer >= 1, not '{v}'")),
-                }
-            }
-            "--index-out" => a.index_out = Some(PathBuf::from(value()?)),
-            "--size" => {
-                let v = value()?;
-                a.size = Some(parse_size(&v).ok_or(format!("--size: not a size: '{v}'"))?);
-            }
-            "--json" | "--force" if inline.is_some() => {
-                return Err(format!("{name} takes no value"));
-            }
-            "--json" => a.json = true,
-            "--force" => a.force = true,
-            _ => unreachable!("every allowed option has an arm"),
-        }
-    }
-    Ok(a)
-}
-
-/// `123`, `4K`, `16M`, `4G`, `1T` (binary multiples), optionally with `iB` or `B`.
-fn parse_size(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let s = s
-        .strip_suffix("iB")
-        .or_else(|| s.strip_suffix("ib"))
-        .or_else(|| {
-            s.strip_suffix('B')
-                .filter(|r| r.ends_with(|c: char| c.is_alphabetic()))
-        })
-        .unwrap_or(s);
-    let (digits, shift) = match s.chars().last()?.to_ascii_uppercase() {
-        'K' => (&s[..s.len() - 1], 10),
-        'M' => (&s[..s.len() - 1], 20),
-        'G' => (&s[..s.len() - 1], 30),
-        'T' => (&s[..s.len() - 1], 40),
-        _ => (s, 0),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
-}
-
-fn usage_error(cmd: &str, msg: &str) -> ExitCode {
-    errln!("ndsimd {cmd}: {msg}\n(see 'ndsimd {cmd} --help')");
-    ExitCode::from(2)
-}
-
-/// Parses the options common to `scan` and `lines`; `Err` is the exit code to return.
-fn scan_args(
-    cmd: &str,
-    args: &[String],
-    help: &str,
-    extra: &[&str],
-) -> Result<(PathBuf, Args), ExitCode> {
-    let mut allowed = vec!["--strategy", "--threads", "--buffer", "--json"];
-    allowed.extend_from_slice(extra);
-    let a = parse(args, &allowed).map_err(|m| usage_error(cmd, &m))?;
-    if a.help {
-        out!("{help}");
-        return Err(ExitCode::SUCCESS);
-    }
-    match a.file.clone() {
-        Some(file) => Ok((file, a)),
-        None => Err(usage_error(cmd, "missing FILE")),
-    }
-}
 
 fn strategy_name(s: Strategy) -> &'static str {
     match s {
@@ -318,31 +195,20 @@ fn threads_used(opts: &ScanOptions) -> usize {
     opts.threads.map_or(pool, |n| n.min(ndsimd::num_threads()))
 }
 
-/// `"..."` with JSON's escapes.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// The timing figures of a finished scan.
 struct Timing {
     bytes: u64,
     seconds: f64,
+}
+
+/// The fields every `--json` object of `scan` and `lines` ends with.
+#[derive(serde::Serialize)]
+struct TimingJson {
+    bytes: u64,
+    seconds: f64,
+    gbps: f64,
+    strategy: &'static str,
+    threads: usize,
 }
 
 impl Timing {
@@ -350,15 +216,14 @@ impl Timing {
         self.bytes as f64 / self.seconds.max(1e-9) / 1e9
     }
 
-    fn json_fields(&self, opts: &ScanOptions) -> String {
-        format!(
-            "\"bytes\":{},\"seconds\":{:.6},\"gbps\":{:.3},\"strategy\":\"{}\",\"threads\":{}",
-            self.bytes,
-            self.seconds,
-            self.gbps(),
-            strategy_name(opts.strategy),
-            threads_used(opts)
-        )
+    fn json(&self, opts: &ScanOptions) -> TimingJson {
+        TimingJson {
+            bytes: self.bytes,
+            seconds: self.seconds,
+            gbps: self.gbps(),
+            strategy: strategy_name(opts.strategy),
+            threads: threads_used(opts),
+        }
     }
 
     fn report(&self, opts: &ScanOptions) {
@@ -370,6 +235,44 @@ impl Timing {
             strategy_name(opts.strategy),
             threads_used(opts)
         );
+    }
+}
+
+/// `ndsimd scan --json`.
+#[derive(serde::Serialize)]
+struct ScanJson {
+    file: String,
+    found: bool,
+    offset: Option<u64>,
+    #[serde(flatten)]
+    timing: TimingJson,
+}
+
+/// `ndsimd lines --json`.
+#[derive(serde::Serialize)]
+struct LinesJson {
+    file: String,
+    lines: u64,
+    #[serde(flatten)]
+    index: Option<IndexJson>,
+    #[serde(flatten)]
+    timing: TimingJson,
+}
+
+/// The index part of `ndsimd lines --index EVERY --json`.
+#[derive(serde::Serialize)]
+struct IndexJson {
+    index: String,
+    every: u64,
+    indexed: usize,
+}
+
+/// Prints `value` as one line of JSON on stdout.
+fn print_json(value: &impl serde::Serialize) {
+    match serde_json::to_string(value) {
+        Ok(line) => outln!("{line}"),
+        // Plain structs of strings and numbers: cannot fail.
+        Err(e) => errln!("ndsimd: cannot write JSON: {e}"),
     }
 }
 
@@ -420,16 +323,14 @@ fn with_progress<R>(file: &Path, opts: &ScanOptions, work: impl FnOnce(&ScanOpti
 }
 
 /// `ndsimd scan FILE ...`
-pub fn scan(args: &[String]) -> ExitCode {
-    let (file, mut a) = match scan_args("scan", args, SCAN_HELP, &[]) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+pub fn scan(a: ScanArgs) -> ExitCode {
+    let file = a.file;
+    let mut opts = a.read.options();
     let t = Instant::now();
-    if let Err(code) = settle("scan", &file, &mut a.opts) {
+    if let Err(code) = settle("scan", &file, &mut opts) {
         return code;
     }
-    let found = match with_progress(&file, &a.opts, |o| scan::find_nonzero(&file, o)) {
+    let found = match with_progress(&file, &opts, |o| scan::find_nonzero(&file, o)) {
         Ok(f) => f,
         Err(e) => {
             errln!("ndsimd scan: {e}");
@@ -442,14 +343,13 @@ pub fn scan(args: &[String]) -> ExitCode {
         bytes: found.map_or(len, |o| (o + 8).min(len)),
         seconds,
     };
-    if a.json {
-        let offset = found.map_or("null".to_string(), |o| o.to_string());
-        outln!(
-            "{{\"file\":{},\"found\":{},\"offset\":{offset},{}}}",
-            json_string(&file.to_string_lossy()),
-            found.is_some(),
-            timing.json_fields(&a.opts)
-        );
+    if a.read.json {
+        print_json(&ScanJson {
+            file: file.to_string_lossy().into_owned(),
+            found: found.is_some(),
+            offset: found,
+            timing: timing.json(&opts),
+        });
     } else {
         match found {
             Some(o) => outln!("found at offset {o}"),
@@ -458,7 +358,7 @@ pub fn scan(args: &[String]) -> ExitCode {
             None if crate::stdout_closed_at_start() => {}
             None => outln!("not found"),
         }
-        timing.report(&a.opts);
+        timing.report(&opts);
     }
     if found.is_some() {
         ExitCode::SUCCESS
@@ -468,21 +368,16 @@ pub fn scan(args: &[String]) -> ExitCode {
 }
 
 /// `ndsimd lines FILE ...`
-pub fn lines(args: &[String]) -> ExitCode {
-    let (file, mut a) = match scan_args("lines", args, LINES_HELP, &["--index", "--index-out"]) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    if a.index_out.is_some() && a.index.is_none() {
-        return usage_error("lines", "--index-out needs --index EVERY");
-    }
+pub fn lines(a: LinesArgs) -> ExitCode {
+    let file = a.file;
+    let mut opts = a.read.options();
     let t = Instant::now();
-    if let Err(code) = settle("lines", &file, &mut a.opts) {
+    if let Err(code) = settle("lines", &file, &mut opts) {
         return code;
     }
-    let (count, index) = match with_progress(&file, &a.opts, |o| match a.index {
+    let (count, index) = match with_progress(&file, &opts, |o| match a.index {
         None => scan::count_byte(&file, b'\n', o).map(|n| (n, None)),
-        Some(every) => LineIndex::build(&file, every, o).map(|i| (i.line_count(), Some(i))),
+        Some(every) => LineIndex::build(&file, every as u64, o).map(|i| (i.line_count(), Some(i))),
     }) {
         Ok(x) => x,
         Err(e) => {
@@ -494,7 +389,7 @@ pub fn lines(args: &[String]) -> ExitCode {
         bytes: file_len(&file),
         seconds: t.elapsed().as_secs_f64(),
     };
-    let mut index_json = String::new();
+    let mut index_json = None;
     if let Some(index) = &index {
         let out = a.index_out.clone().unwrap_or_else(|| {
             let mut name = file.clone().into_os_string();
@@ -505,22 +400,22 @@ pub fn lines(args: &[String]) -> ExitCode {
             errln!("ndsimd lines: {e}");
             return ExitCode::from(2);
         }
-        index_json = format!(
-            ",\"index\":{},\"every\":{},\"indexed\":{}",
-            json_string(&out.to_string_lossy()),
-            index.every(),
-            index.starts().len()
-        );
+        index_json = Some(IndexJson {
+            index: out.to_string_lossy().into_owned(),
+            every: index.every(),
+            indexed: index.starts().len(),
+        });
     }
-    if a.json {
-        outln!(
-            "{{\"file\":{},\"lines\":{count}{index_json},{}}}",
-            json_string(&file.to_string_lossy()),
-            timing.json_fields(&a.opts)
-        );
+    if a.read.json {
+        print_json(&LinesJson {
+            file: file.to_string_lossy().into_owned(),
+            lines: count,
+            index: index_json,
+            timing: timing.json(&opts),
+        });
     } else {
         outln!("{count} {}", file.display());
-        timing.report(&a.opts);
+        timing.report(&opts);
     }
     ExitCode::SUCCESS
 }
@@ -535,27 +430,8 @@ fn write_index(index: &LineIndex, out: &Path) -> Result<(), String> {
 }
 
 /// `ndsimd haystack --size SIZE FILE`
-pub fn haystack(args: &[String]) -> ExitCode {
-    let a = match parse(args, &["--size", "--force"]) {
-        Ok(a) => a,
-        Err(m) => return usage_error("haystack", &m),
-    };
-    if a.help {
-        out!("{HAYSTACK_HELP}");
-        return ExitCode::SUCCESS;
-    }
-    let Some(file) = a.file else {
-        return usage_error("haystack", "missing FILE");
-    };
-    let Some(size) = a.size else {
-        return usage_error("haystack", "missing --size SIZE");
-    };
-    if size < 8 || size % 8 != 0 {
-        return usage_error(
-            "haystack",
-            &format!("--size must be a multiple of 8 and at least 8, not {size}"),
-        );
-    }
+pub fn haystack(a: HaystackArgs) -> ExitCode {
+    let (file, size) = (a.file, a.size);
     let t = Instant::now();
     match write_haystack(&file, size, a.force) {
         Ok(()) => {

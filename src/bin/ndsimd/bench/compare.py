@@ -1,0 +1,78 @@
+# The NumPy side of `ndsimd bench --compare`: one request a line on stdin, one JSON
+# answer a line on stdout. Inputs are made by the same formula as the Rust side's.
+import json, os, sys, time
+try:
+    import numpy as np
+except ImportError:
+    print(json.dumps({"error": "no numpy"}), flush=True)
+    sys.exit(0)
+print(json.dumps({"numpy": np.__version__}), flush=True)
+
+def vec(n, k, dt, small):
+    i = np.arange(n, dtype=np.int64)
+    v = ((i * k) % 7 - 3) if small else (1 + ((i * k) % 1000) / 64)
+    return np.ascontiguousarray(v, dtype=dt)
+
+def case(op, n):
+    dt = np.float32 if op.startswith("f32 ") else np.float64
+    op = op.removeprefix("f32 ")
+    if op.startswith("matmul"):
+        a = vec(n * n, 7919, dt, True).reshape(n, n)
+        b = vec(n * n, 104729, dt, True).reshape(n, n)
+        c = np.empty((n, n), dt)
+        return lambda: np.matmul(a, b, out=c), lambda: c
+    x, y, o = vec(n, 7919, dt, False), vec(n, 104729, dt, False), np.empty(n, dt)
+    binary = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+              "maximum": np.maximum}
+    unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt}
+    name = op.removesuffix("_into")
+    if op.endswith("_into") and name in binary:
+        f = binary[name]; return lambda: f(x, y, out=o), lambda: o
+    if op.endswith("_into") and name in unary:
+        f = unary[name]; return lambda: f(x, out=o), lambda: o
+    if op in binary:
+        f = binary[op]; return lambda: f(x, y), lambda: f(x, y)
+    if op in unary:
+        f = unary[op]; return lambda: f(x), lambda: f(x)
+    red = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax}
+    if op in red:
+        f = red[op]; return lambda: f(x), lambda: np.array([f(x)], dtype=dt)
+    if op == "dot":
+        return lambda: np.dot(x, y), lambda: np.array([np.dot(x, y)], dtype=dt)
+    return None
+
+def per_call(call, target, samples):
+    reps = 1
+    while True:
+        t = time.perf_counter()
+        for _ in range(reps):
+            call()
+        e = time.perf_counter() - t
+        if e >= target / 4 or reps >= 1 << 24:
+            break
+        reps *= 4
+    reps = max(1, int(target / max(e / reps, 1e-9)))
+    out = []
+    for _ in range(samples):
+        t = time.perf_counter()
+        for _ in range(reps):
+            call()
+        out.append((time.perf_counter() - t) / reps)
+    return sorted(out)[len(out) // 2]
+
+for line in sys.stdin:
+    req = json.loads(line)
+    c = case(req["op"], req["n"])
+    if c is None:
+        print(json.dumps({"skip": True}), flush=True)
+        continue
+    call, result = c
+    if req["cmd"] == "answer":
+        call()
+        r = np.ascontiguousarray(result()).ravel()
+        if os.environ.get("NDSIMD_COMPARE_PLANT"):
+            r = r.copy(); r[0] = r[0] * 2 + 1  # a planted wrong answer, for the test
+        np.save(req["path"], r)
+        print(json.dumps({"ok": True}), flush=True)
+    else:
+        print(json.dumps({"seconds": per_call(call, req["target"], req["samples"])}), flush=True)

@@ -1,0 +1,249 @@
+//! `ndsimd bench --compare`: the same ops in NumPy, through the `python3` on PATH
+//! (a worker process running `compare.py`, one JSON request a line). Both sides
+//! build the same inputs by one formula; NumPy's answer (saved as .npy) must equal
+//! ours before anything is timed; then the two are timed in rounds, alternating,
+//! and a row gets NumPy's time over ours (median over the rounds) and its spread.
+
+use super::runner::{calibrate, median, spread, Row};
+use ndsimd::Array;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SCRIPT: &str = include_str!("compare.py");
+
+pub struct NumPy {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    rounds: usize,
+    dir: std::path::PathBuf,
+}
+
+impl Drop for NumPy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const INSTALL: &str = "NumPy is needed for --compare: python3 -m pip install numpy";
+
+impl NumPy {
+    /// Starts the worker; `Err` says what is missing and how to install it.
+    pub fn start(rounds: usize) -> Result<NumPy, String> {
+        let mut child = Command::new("python3")
+            .arg("-c")
+            .arg(SCRIPT)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run python3 ({e}); {INSTALL}"))?;
+        let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+            (Some(i), Some(o)) => (i, BufReader::new(o)),
+            _ => return Err("cannot talk to python3".to_string()),
+        };
+        let dir = std::env::temp_dir().join(format!("ndsimd-compare-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut np = NumPy {
+            child,
+            stdin,
+            stdout,
+            rounds,
+            dir,
+        };
+        let hello = np.read()?;
+        if hello.get("numpy").is_none() {
+            return Err(INSTALL.to_string());
+        }
+        Ok(np)
+    }
+
+    fn read(&mut self) -> Result<serde_json::Value, String> {
+        let mut line = String::new();
+        match self.stdout.read_line(&mut line) {
+            Ok(n) if n > 0 => serde_json::from_str(&line)
+                .map_err(|e| format!("python3 answered '{}': {e}", line.trim())),
+            _ => Err("python3 (the NumPy worker) stopped".to_string()),
+        }
+    }
+
+    fn ask(&mut self, req: serde_json::Value) -> Result<serde_json::Value, String> {
+        writeln!(self.stdin, "{req}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("cannot talk to python3: {e}"))?;
+        self.read()
+    }
+
+    /// NumPy's time over ours for `row` and its spread, in percent; `None` for a
+    /// row NumPy has no equivalent of here (more than one thread, or no such op).
+    /// `Err` when NumPy's answer differs from ours: that row is not timed.
+    pub fn compare(&mut self, row: &Row, samples: usize) -> Result<Option<(f64, f64)>, String> {
+        if row.threads != 1 {
+            return Ok(None);
+        }
+        let Some((mut ours, answer)) = our_case(&row.op, row.n) else {
+            return Ok(None);
+        };
+        let path = self.dir.join("answer.npy");
+        let req = serde_json::json!({"cmd": "answer", "op": row.op, "n": row.n,
+                                     "path": path.to_string_lossy()});
+        if self.ask(req)?.get("skip").is_some() {
+            return Ok(None);
+        }
+        let theirs: Vec<f64> = if row.op.starts_with("f32 ") {
+            let a: Array<f32> = ndsimd::npy::read(&path).map_err(|e| e.to_string())?;
+            a.iter().map(|&x| x as f64).collect()
+        } else {
+            let a: Array<f64> = ndsimd::npy::read(&path).map_err(|e| e.to_string())?;
+            a.to_vec()
+        };
+        let want = answer();
+        let inexact = ["sum", "dot"].iter().any(|w| row.op.ends_with(w));
+        // Sums are rounded in a different order on each side: a relative bound well
+        // above that rounding (f32: about 1e-7 per step of a pairwise sum).
+        let rel = if row.op.starts_with("f32 ") {
+            1e-5
+        } else {
+            1e-9
+        };
+        let tol = |w: f64| if inexact { rel * w.abs() } else { 0.0 };
+        if theirs.len() != want.len() {
+            return Err(format!(
+                "--compare: NumPy's answer for {} {} has {} values, ours {}; refusing to time it",
+                row.op,
+                row.n,
+                theirs.len(),
+                want.len()
+            ));
+        }
+        if let Some(i) = (0..want.len()).find(|&i| (theirs[i] - want[i]).abs() > tol(want[i])) {
+            return Err(format!(
+                "--compare: NumPy's answer for {} {} differs from ours at {i}: {} vs {}; refusing to time it",
+                row.op, row.n, theirs[i], want[i]
+            ));
+        }
+        let target = Duration::from_millis(2);
+        let reps = calibrate(&mut ours, target);
+        let mut ratios = Vec::with_capacity(self.rounds);
+        for _ in 0..self.rounds {
+            let mut ts: Vec<f64> = (0..samples)
+                .map(|_| {
+                    let t = Instant::now();
+                    for _ in 0..reps {
+                        ours();
+                    }
+                    t.elapsed().as_secs_f64() / reps as f64
+                })
+                .collect();
+            let mine = median(&mut ts);
+            let req = serde_json::json!({"cmd": "time", "op": row.op, "n": row.n,
+                                         "target": target.as_secs_f64(), "samples": samples});
+            let theirs = self.ask(req)?["seconds"]
+                .as_f64()
+                .ok_or("python3 sent no time")?;
+            ratios.push(theirs / mine);
+        }
+        let mid = median(&mut ratios.clone());
+        Ok(Some((mid, spread(&ratios, mid))))
+    }
+}
+
+/// A timed call and the answer, the inputs as `compare.py` makes them.
+type Case = (Box<dyn FnMut()>, Box<dyn Fn() -> Vec<f64>>);
+
+fn vec_of<T: ndsimd::Element>(n: usize, k: usize, small: bool) -> Array<T> {
+    Array::from_vec(
+        (0..n)
+            .map(|i| {
+                let v = if small {
+                    ((i * k) % 7) as f64 - 3.0
+                } else {
+                    1.0 + ((i * k) % 1000) as f64 / 64.0
+                };
+                T::from_f64(v).unwrap()
+            })
+            .collect(),
+    )
+}
+
+fn our_case(op: &str, n: usize) -> Option<Case> {
+    if let Some(rest) = op.strip_prefix("f32 ") {
+        return typed::<f32>(rest, n);
+    }
+    typed::<f64>(op, n)
+}
+
+fn typed<T: ndsimd::Element + ndsimd::kernels::gemm::GemmElement>(
+    op: &str,
+    n: usize,
+) -> Option<Case> {
+    use std::hint::black_box;
+    let f = |v: T| v.to_f64().unwrap();
+    if op.starts_with("matmul") {
+        if op != "matmul f64" && op != "matmul f32" {
+            return None;
+        }
+        let a = vec_of::<T>(n * n, 7919, true)
+            .into_shape(&[n as isize, n as isize])
+            .ok()?;
+        let b = vec_of::<T>(n * n, 104729, true)
+            .into_shape(&[n as isize, n as isize])
+            .ok()?;
+        let want = a.matmul(&b).ok()?.iter().map(|&v| f(v)).collect::<Vec<_>>();
+        let mut c = Array::<T>::zeros(&[n, n]);
+        return Some((
+            Box::new(move || {
+                a.matmul_into(&b, T::one(), T::zero(), black_box(&mut c))
+                    .unwrap()
+            }),
+            Box::new(move || want.clone()),
+        ));
+    }
+    let x = vec_of::<T>(n, 7919, false);
+    let y = vec_of::<T>(n, 104729, false);
+    let all = |a: &Array<T>| a.iter().map(|&v| f(v)).collect::<Vec<_>>();
+    let name = op.strip_suffix("_into").unwrap_or(op);
+    let run: fn(&Array<T>, &Array<T>) -> Array<T> = match name {
+        "add" => |x, y| x.add(y).unwrap(),
+        "sub" => |x, y| x.sub(y).unwrap(),
+        "mul" => |x, y| x.mul(y).unwrap(),
+        "div" => |x, y| x.div(y).unwrap(),
+        "maximum" => |x, y| x.maximum(y).unwrap(),
+        "neg" => |x, _| x.neg(),
+        "abs" => |x, _| x.abs(),
+        "sqrt" => |x, _| x.sqrt(),
+        "sum" => |x, _| Array::from_vec(vec![x.sum()]),
+        "max" => |x, _| Array::from_vec(vec![x.max().unwrap()]),
+        "min" => |x, _| Array::from_vec(vec![x.min().unwrap()]),
+        "argmax" => |x, _| Array::from_vec(vec![T::from_usize(x.argmax().unwrap()).unwrap()]),
+        "dot" => |x, y| Array::from_vec(vec![x.vdot(y).unwrap()]),
+        _ => return None,
+    };
+    let want = all(&run(&x, &y));
+    if op.ends_with("_into") {
+        // The same call into a preallocated output, as NumPy's `out=`.
+        type Into<T> = fn(&Array<T>, &Array<T>, &mut Array<T>);
+        let into: Into<T> = match name {
+            "add" => |x, y, o| x.add_into(y, o).unwrap(),
+            "sub" => |x, y, o| x.sub_into(y, o).unwrap(),
+            "mul" => |x, y, o| x.mul_into(y, o).unwrap(),
+            "div" => |x, y, o| x.div_into(y, o).unwrap(),
+            "maximum" => |x, y, o| x.maximum_into(y, o).unwrap(),
+            "neg" => |x, _, o| x.neg_into(o).unwrap(),
+            "abs" => |x, _, o| x.abs_into(o).unwrap(),
+            "sqrt" => |x, _, o| x.sqrt_into(o).unwrap(),
+            _ => return None,
+        };
+        let mut out = Array::<T>::zeros(&[n]);
+        return Some((
+            Box::new(move || into(black_box(&x), &y, black_box(&mut out))),
+            Box::new(move || want.clone()),
+        ));
+    }
+    Some((
+        Box::new(move || drop(black_box(run(black_box(&x), &y)))),
+        Box::new(move || want.clone()),
+    ))
+}
