@@ -1,7 +1,7 @@
 //! Elementwise operations of DESIGN §8's op set (f64 add, mul, div at 1Ki..4Mi in
 //! the allocating and `_into` forms, f32 add at 4Mi, a row broadcast), each next
 //! to its anchor: the same loop over plain slices. Compare with
-//! `benches/bench_numpy.py` run in the same session.
+//! `benches/bench_numpy.py` run right before or after, on the same machine.
 
 // The tests' generator, so benches and tests draw data the same way.
 #[path = "../tests/common/mod.rs"]
