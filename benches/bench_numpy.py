@@ -3,7 +3,7 @@
 
 Runs the elementwise part of the shared op set in NumPy so that the Rust numbers
 (`cargo bench --bench elementwise`, `ndsimd bench`) can be set against NumPy measured
-in the same session on the same machine:
+right before or after, on the same machine:
 
   f64  add, mul, div, sqrt, neg, abs  at n = 1Ki, 16Ki, 256Ki, 4Mi,
        each allocating (`a + b`) and into a buffer (`np.add(a, b, out=o)`)

@@ -1,22 +1,22 @@
 //! Elementwise operations of DESIGN §8's op set (f64 add, mul, div at 1Ki..4Mi in
 //! the allocating and `_into` forms, f32 add at 4Mi, a row broadcast), each next
 //! to its anchor: the same loop over plain slices. Compare with
-//! `benches/bench_numpy.py` run in the same session.
+//! `benches/bench_numpy.py` run right before or after, on the same machine.
 
+// The tests' generator, so benches and tests draw data the same way.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::Rng;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndsimd::Array;
 
 const SIZES: [usize; 4] = [1 << 10, 1 << 14, 1 << 18, 1 << 22];
 
 fn data(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed | 1;
+    let mut rng = Rng(seed | 1);
     (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            1.0 + (s % 1000) as f64 / 64.0
-        })
+        .map(|_| 1.0 + (rng.next() % 1000) as f64 / 64.0)
         .collect()
 }
 

@@ -13,8 +13,8 @@ the median over rounds of both sides, their spread, and NumPy time / ours (> 1: 
 are faster). Both sides multiply the same shapes of small-integer matrices; our
 bench checks its results exactly before timing.
 
-NumPy and ours run in different processes here, and this VM runs whole processes
-in a fast or a slow phase: a ratio from this script mixes the phases with the
+NumPy and ours run in different processes here, and a two-vCPU VM may run whole
+processes in a fast or a slow phase: a ratio from this script mixes the phases with the
 speeds. `benches/peers` times the same OpenBLAS (opened from NumPy's wheel) in our
 process, interleaved with ours, and is the better evidence for a close call.
 """

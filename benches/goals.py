@@ -21,7 +21,7 @@ with the machine and the versions in DIR/machine.txt:
     scan              NDSIMD_SCAN_GIB=G [NDSIMD_SCAN_COLD=1] cargo bench --bench scan
 
 Then prints one row per goal: the figures it was judged on (each a ratio against
-its anchor in the same run, as docs/perf.md states them) and "yes", "no", or
+its anchor in the same run, as docs/perf.md#goals-at-a-glance states them) and "yes", "no", or
 "in k of n runs". A step that fails or was skipped leaves its goals "not measured".
 Nothing here times anything itself; it reads what the benches print.
 """

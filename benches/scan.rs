@@ -21,6 +21,10 @@
 //! Not a criterion bench: one call reads gigabytes, and the interesting ratios are
 //! against other processes measured in the same round.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::Rng;
 use ndsimd::scan::{count_byte, find_nonzero, read_ceiling, LineIndex, ScanOptions, Strategy};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -61,16 +65,14 @@ fn haystack(path: &Path, size: u64) -> u64 {
 
 /// Lines of 20-100 printable bytes; returns the newline count.
 fn text(path: &Path, size: u64) -> u64 {
-    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut line = Vec::with_capacity(128);
     let mut lines = 0;
     let mut written = 0;
     let exists = std::fs::metadata(path).map(|m| m.len()).ok() == Some(size);
     let mut w = (!exists).then(|| BufWriter::new(File::create(path).unwrap()));
     while written < size {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
+        let s = rng.next();
         let len = (20 + s % 81).min(size - written) as usize;
         line.clear();
         line.extend((0..len - 1).map(|i| b'a' + ((s >> (i % 50)) % 26) as u8));

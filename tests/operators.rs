@@ -6,6 +6,9 @@
 //! zeroed (a counting allocator), so no spelling zero-fills where the method does
 //! not. An owned left operand whose shape is the result's is written in place.
 
+mod common;
+
+use common::Rng;
 use ndsimd::{Array, Element, SliceArg};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -125,12 +128,10 @@ fn values<T: Element>(shape: &[usize], seed: u64) -> Array<T> {
         f64::INFINITY,
         f64::NEG_INFINITY,
     ];
-    let mut x = seed | 1;
+    let mut rng = Rng(seed | 1);
     let v = (0..n)
         .map(|i| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next();
             let f = if i % 11 == 3 {
                 specials[(x % 6) as usize]
             } else {

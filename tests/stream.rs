@@ -6,20 +6,18 @@
 //! Its own test binary: it moves the process-wide threshold (`set_stream_min`), and
 //! although results never depend on it, other tests' timings would.
 
+mod common;
+
+use common::Rng;
 use ndsimd::kernels::stream::{set_stream_min, stream_min};
 use ndsimd::{s, Array};
 
 const LENGTHS: [usize; 10] = [1, 7, 255, 256, 1023, 1024, 1025, 5000, 40_000, 70_001];
 
 fn data(n: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % 20_001) as f64 / 64.0 - 150.0
-        })
+        .map(|_| (rng.next() % 20_001) as f64 / 64.0 - 150.0)
         .collect()
 }
 

@@ -9,6 +9,11 @@
 //! against the scalar oracle before it is timed. Quick run:
 //! `cargo bench -p ndsimd-kernels -- --warm-up-time 0.3 --measurement-time 1`.
 
+// The tests' generator, so benches and tests draw data the same way.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::XorShift;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use criterion::{measurement::WallTime, BenchmarkId};
 use ndsimd_kernels::{byte_table, scalar, KernelElement};
@@ -40,14 +45,9 @@ impl Elem for f32 {
 
 /// Values in [1, 17): no NaN, so the reductions scan the whole slice.
 fn data<T: Elem>(n: usize, seed: u64) -> Vec<T> {
-    let mut s = seed | 1;
+    let mut rng = XorShift(seed | 1);
     (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            T::from_f64(1.0 + (s % 1000) as f64 / 64.0)
-        })
+        .map(|_| T::from_f64(1.0 + (rng.next() % 1000) as f64 / 64.0))
         .collect()
 }
 

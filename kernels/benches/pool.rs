@@ -252,8 +252,7 @@ struct Post {
 /// `in_line`: the job's words are on the line the helper watches; `two_lines`: on
 /// the two lines after it, read once the post is seen; `work_alone`: the work on
 /// this thread only. A job's cost beyond `work_alone` is what any pool protocol
-/// of one post and one answer pays here (stop 25 in docs/perf.md, the Intel VM:
-/// 154-161 ns in line against 321-377 ns with the two lines).
+/// of one post and one answer pays here (docs/perf.md#what-a-hand-off-costs).
 fn handoff(c: &mut Criterion) {
     let mut g = c.benchmark_group("handoff");
     g.bench_function("work_alone", |b| b.iter(|| busy(HANDOFF_WORK)));

@@ -233,9 +233,9 @@ pub struct CacheInfo {
 }
 
 impl CacheInfo {
-    /// What [`cache_info`] reports for a level the system does not describe: the
-    /// sizes of the Zen 4 machines this crate is tuned on, which are also common
-    /// enough elsewhere that GEMM blocking derived from them stays reasonable.
+    /// What [`cache_info`] reports for a level the system does not describe: a Zen 4
+    /// core's (32 KiB, 1 MiB, a 32 MiB chiplet L3), common enough that the GEMM's
+    /// blocking derived from them stays reasonable (docs/design.md#blocking).
     pub const DEFAULT: CacheInfo = CacheInfo {
         l1d: 32 << 10,
         l2: 1 << 20,

@@ -310,10 +310,8 @@ const ARG_CHUNK: usize = 8192;
 /// the answer), and only when it beats the best so far (strictly: an equal one later
 /// is not the first), a second pass over the chunk, still in cache, for its first
 /// index. The array is read from memory once, where a whole-array pass for the
-/// extreme and a second up to its first index read it up to twice. Measured (1024²
-/// f64 `argmax`, the Intel VM of stop 22, builds alternated): the maximum in the
-/// last element 563-568 -> 278-283 µs on one thread (NumPy 283), 147-172 -> 121-125
-/// on two; random data 284-289 -> 281-284 and 143-155 -> 121-135.
+/// extreme and a second up to its first index read it up to twice
+/// (docs/design.md#reductions-and-comparisons).
 #[inline(always)]
 pub(crate) unsafe fn argmax<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Option<usize> {
     // SAFETY: `V`'s features are present; every chunk holds at least `U * N >= 4 * N`
@@ -367,12 +365,8 @@ const AHEAD_LINES: usize = 32;
 /// Asks for the [`AHEAD_LINES`] cache lines after `a` (hints only; they may lie
 /// outside any allocation). The position pass that ends [`argmax`] reads from
 /// cache and sends no request to memory, so a caller going row by row through a
-/// matrix (`argmax_axis(1)`) left the memory stream idle once per row: measured on
-/// the Intel VM of stop 23 (1024² f64, one thread, builds alternated, four rounds,
-/// `NDSIMD_NUM_THREADS=1 ./target/release/calls argmax` in `benches/peers`),
-/// `argmax_axis(1)` 316-330 µs against 302-314 for the whole array's `argmax` in
-/// the same runs, and with this 300-304 against 302-304 (16 and 64 lines: no
-/// better).
+/// matrix (`argmax_axis(1)`) left the memory stream idle once per row
+/// (docs/design.md#reductions-and-comparisons).
 #[inline(always)]
 fn ask_after<T>(a: &[T]) {
     let end = a.as_ptr_range().end.cast::<u8>();
@@ -416,8 +410,8 @@ const ALIGN_FROM: usize = 512;
 
 /// [`scalar::count_byte`]: eight byte counters per lane, each of which counts up by
 /// one per step (`0 - 0xff` is `+1`) and is emptied before it can wrap. Eight, not
-/// four, vectors a step: from memory (64 MiB, `ndsimd bench --filter count_byte_in`,
-/// three alternations) 0.83–0.96 of the read ceiling against 0.77–0.86 with four.
+/// four, vectors a step: from memory it comes nearer the read rate
+/// (docs/design.md#reductions-and-comparisons).
 #[inline(always)]
 pub(crate) unsafe fn count_byte<V: ByteVector>(hay: &[u8], needle: u8) -> usize {
     // SAFETY: `V`'s features are present; the loads are at `i + k * N` while `i + B

@@ -217,11 +217,8 @@ impl<T: Copy> Aligned<T> {
 /// Asks for the cache line holding `p`: to be read once soon (`KEEP == false`,
 /// `PREFETCHNTA`), or into L1 to stay (`KEEP`, `PREFETCHT0`). A hint never faults,
 /// whatever the address; elsewhere than on x86_64 it does nothing. The kernels'
-/// look-ahead at what is packed next uses the first (on Zen 3, measured on the
-/// narrow form's next B panel, one thread, `(4096 x 1024) . (1024 x 16)`, paired
-/// medians of 11 rounds, three runs each: 1.19-1.22x with NTA, 1.09-1.10x with T2
-/// and 1.11-1.16x with T0; the packing loop reads the line within one tile's time);
-/// the tile of C and the direct path's B rows, which are read again, the second,
+/// look-ahead at what is packed next uses the first (NTA beat T0 and T2 there:
+/// docs/design.md#packing-and-prefetch); the tile of C and the direct path's B rows, which are read again, the second,
 /// as does [`crate::generic`]'s `argmax` for the lines after its slice.
 #[inline(always)]
 pub(crate) fn prefetch<const KEEP: bool>(p: *const u8) {

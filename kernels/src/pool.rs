@@ -23,9 +23,9 @@
 //! way, one chunk at a time; so a fast participant takes more, and a helper that wakes
 //! late finds its run done.
 //!
-//! A hand-off between cores costs a cache line's trip each way (a round trip took
-//! 116-137 ns on an Intel mesh VM; `docs/perf.md`, stop 17), so the path avoids what
-//! would add trips in series:
+//! A hand-off between cores costs a cache line's trip each way
+//! (docs/perf.md#what-a-hand-off-costs), so the path avoids what would add trips in
+//! series:
 //! the caller issues no locked instruction between its posts and its first chunk, a
 //! helper finds everything it needs to start on the line it watched, and a helper
 //! with one chunk reports back without reading the other runs first.
@@ -49,7 +49,7 @@
 //! before. The elementwise drivers pass `move` closures of slices and kernel
 //! pointers down to the pool, so a helper finds everything in its slot: 16Ki
 //! `add_into` on two threads went from 1.32-1.41x to 1.48-1.60x one thread's speed
-//! on the Intel VM of `docs/perf.md` (stop 24).
+//! (docs/design.md#the-pool).
 //!
 //! After a job a helper spins for a window ([`set_spin_micros`], default 200 µs) watching
 //! its slot, then parks; back-to-back jobs thus skip the wake-up. Its first sleep is
@@ -589,7 +589,7 @@ pub fn run_indexed(chunks: usize, f: &(dyn Fn(usize, Option<usize>) + Sync)) {
 /// captured values without fetching them from the caller's stack. A closure that
 /// captures references reaches the caller's stack through each of them, one line
 /// after another, every line freshly written by the caller and so fetched from its
-/// core (65-95 ns each on the Intel VM of `docs/perf.md`, stop 24); a `move`
+/// core (65-95 ns each: docs/perf.md#what-a-hand-off-costs); a `move`
 /// closure holding the values (slices, lengths, function pointers) saves those
 /// trips. Identical results to [`run`]; with the `rayon` feature, the same as
 /// [`run`] (rayon's threads share the caller's closure).

@@ -24,12 +24,8 @@ const UNSET: usize = 0;
 static STREAM_MIN: AtomicUsize = AtomicUsize::new(UNSET);
 
 /// The smallest output, in bytes, that the array ops write with streaming stores:
-/// half the last-level cache, at least 4 MiB (16 MiB on a 32 MiB L3). Measured on
-/// the development VM (Zen 3, 32 MiB L3; `ndsimd bench --filter "add_into
-/// streamed"`, every output streamed against none, five runs, one / two threads):
-/// `add_into` of 1Mi `f64` (8 MiB out) 0.72–0.98× / 0.82–1.02× with streaming, 2Mi
-/// 0.93–1.15× / 1.03–1.24×, 4Mi 0.90–1.33× / 1.06–1.33×, 8Mi 0.93–1.20× /
-/// 1.09–1.23×; far below, where the arrays stay in the cache, 0.41–0.55× (256Ki).
+/// half the last-level cache, at least 4 MiB (16 MiB on a 32 MiB L3); an output
+/// that stays in the cache loses by streaming (docs/design.md#streaming-stores).
 /// `usize::MAX` when the architecture has no streaming store.
 pub fn stream_min() -> usize {
     match STREAM_MIN.load(Ordering::Relaxed) {

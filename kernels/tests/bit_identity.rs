@@ -19,8 +19,8 @@
 mod common;
 
 use common::{
-    binary_ops, cmps, elementwise_ref, fill, kernels, nan_choice_free, report, Kernel, TestFloat,
-    XorShift, MAX_LEN,
+    binary_ops, cmps, each_tier, elementwise_ref, fill, kernels, nan_choice_free, report, Kernel,
+    TestFloat, XorShift, MAX_LEN,
 };
 use ndsimd_kernels::{available_tiers, Tier};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -217,14 +217,14 @@ fn check_edge_pairs<T: TestFloat>() {
                     T::NAME
                 ));
             }
-            for tier in available_tiers() {
+            each_tier(|tier| {
                 let kernel = kernels(T::table_for(tier).unwrap())[k].1;
                 let mut got = vec![T::canary(); a.len()];
                 kernel.run(&a, &b, s, &mut got);
                 if let Some(msg) = compare(name, kernel, io, 0..a.len(), &got, &want) {
                     failures.push(format!("{tier} {} {name} s {s:?}: {msg}", T::NAME));
                 }
-            }
+            });
         }
     }
     report(failures);
@@ -255,7 +255,7 @@ fn check_fma<T: TestFloat>() {
         let len = a.len();
         let mut want = vec![T::canary(); len + PAD];
         (scalar.fma)(a, b, c, &mut want[oo..oo + len]);
-        for tier in available_tiers() {
+        each_tier(|tier| {
             let mut got = vec![T::canary(); len + PAD];
             (T::table_for(tier).unwrap().fma)(a, b, c, &mut got[oo..oo + len]);
             // Two or more NaN operands: any of them, quieted (see the module doc).
@@ -288,7 +288,7 @@ fn check_fma<T: TestFloat>() {
                     want[i].bits()
                 ));
             }
-        }
+        });
     };
     for len in 0..=MAX_LEN {
         for [oa, ob, oc, oo] in offset_sets() {
@@ -329,7 +329,7 @@ fn check_fma<T: TestFloat>() {
         T::from_f64(1.0 - T::EPS),
         T::from_f64(-1.0),
     );
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let mut out = [T::canary()];
         (T::table_for(tier).unwrap().fma)(&[x], &[y], &[z], &mut out);
         let want = -(T::EPS * T::EPS);
@@ -340,7 +340,7 @@ fn check_fma<T: TestFloat>() {
                 out[0]
             ));
         }
-    }
+    });
     report(failures);
 }
 
@@ -478,7 +478,7 @@ fn expect_mismatch_panic(what: &str, f: impl FnOnce()) {
 fn check_mismatch<T: TestFloat>() {
     let x = T::edges()[12]; // 1.0
     let (short, long) = (vec![x; 3], vec![x; 4]);
-    for tier in available_tiers() {
+    each_tier(|tier| {
         for (name, kernel) in kernels(T::table_for(tier).unwrap()) {
             let what = |case: &str| format!("{tier} {} {name} {case}", T::NAME);
             // (a, b, out) length triples, each with exactly one slice that differs.
@@ -508,7 +508,7 @@ fn check_mismatch<T: TestFloat>() {
                 });
             }
         }
-    }
+    });
 }
 
 /// The first element where `got` and `want` differ in bits; inside `out` and when
@@ -534,7 +534,7 @@ fn check_assign_vv4<T: TestFloat>() {
     let mut rng = XorShift(0x51ab_4c0f_fee1_900d);
     let mut pick = 0usize;
     let mut failures = Vec::new();
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let t = T::table_for(tier).expect("available tier has a table");
         for (name, op) in binary_ops(t) {
             let free = nan_choice_free(&format!("{name}."));
@@ -592,7 +592,7 @@ fn check_assign_vv4<T: TestFloat>() {
                 }
             }
         }
-    }
+    });
     report(failures);
 }
 
@@ -614,7 +614,7 @@ fn assign_vv4_f64() {
 fn check_uninit_forms<T: TestFloat>() {
     let mut rng = XorShift(0x0dd5_eed5_1234_5678);
     let (mut pick, mut failures) = (0usize, Vec::new());
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let all = kernels(T::table_for(tier).expect("available tier has a table"));
         for (name, k) in all.iter().filter(|(n, _)| n.ends_with("_uninit")) {
             let base = name.trim_end_matches("_uninit");
@@ -648,7 +648,7 @@ fn check_uninit_forms<T: TestFloat>() {
                 }
             }
         }
-    }
+    });
     report(failures);
 }
 
@@ -668,7 +668,7 @@ fn uninit_forms_f64() {
 fn check_staged_select<T: TestFloat>() {
     let mut rng = XorShift(0x7a11_b10c_5e1e_c7ed);
     let (mut pick, mut failures) = (0usize, Vec::new());
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let all = kernels(T::table_for(tier).expect("available tier has a table"));
         let staged = all.iter().filter(|(n, _)| {
             (n.starts_with("maximum.assign") || n.starts_with("minimum.assign"))
@@ -696,7 +696,7 @@ fn check_staged_select<T: TestFloat>() {
                 }
             }
         }
-    }
+    });
     report(failures);
 }
 
@@ -714,7 +714,7 @@ fn staged_select_f64() {
 fn check_mismatch_others<T: TestFloat>() {
     let x = T::edges()[12]; // 1.0
     let (short, long) = (vec![x; 3], vec![x; 4]);
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
         let what = |case: &str| format!("{tier} {} {case}", T::NAME);
         for (a, b, c, n) in [
@@ -744,7 +744,7 @@ fn check_mismatch_others<T: TestFloat>() {
                 (t.dot)(a, b);
             });
         }
-    }
+    });
 }
 
 #[test]

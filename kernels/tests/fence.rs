@@ -9,9 +9,10 @@ mod common;
 
 use common::fenced::{AnyBits, At, Fenced, PLACES};
 use common::{
-    byte_table, cmps, fill, finite, kernels, reductions, TestFloat, Watchdog, XorShift, MAX_LEN,
+    byte_table, cmps, each_tier, fill, finite, kernels, reductions, TestFloat, Watchdog, XorShift,
+    MAX_LEN,
 };
-use ndsimd_kernels::available_tiers;
+
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 
 /// Longest byte slice (and word slice) the byte kernels get.
@@ -89,7 +90,7 @@ fn fence<T: TestFloat + AnyBits>(watchdog: &Watchdog) {
     );
     let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
     let mut pick = 0;
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let table = T::table_for(tier).unwrap();
         let elementwise = kernels(table);
         let comparisons = cmps(table);
@@ -151,14 +152,14 @@ fn fence<T: TestFloat + AnyBits>(watchdog: &Watchdog) {
                 }
             }
         }
-    }
+    });
 }
 
 fn fence_bytes(watchdog: &Watchdog) {
     let mut gh = Fenced::new(MAX_BYTES);
     let mut gw = Fenced::new(MAX_BYTES * 8);
     let mut rng = XorShift(0x6a09_e667_f3bc_c908);
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let table = byte_table(tier).expect("available tier has a byte table");
         for len in 0..=MAX_BYTES {
             for at in PLACES {
@@ -187,7 +188,7 @@ fn fence_bytes(watchdog: &Watchdog) {
                 }
             }
         }
-    }
+    });
 }
 
 /// `stream::stream_copy` (on the active tier: the CI lanes run this file under each
@@ -236,7 +237,7 @@ fn fence_arg_long<T: TestFloat + AnyBits>(watchdog: &Watchdog) {
     let mut g = Fenced::new(max_len * std::mem::size_of::<T>());
     let mut rng = XorShift(0x3c6e_f372_fe94_f82b);
     let oracle = T::table_for(ndsimd_kernels::Tier::Scalar).unwrap();
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let table = T::table_for(tier).unwrap();
         for &len in &lens {
             for at in PLACES {
@@ -256,7 +257,7 @@ fn fence_arg_long<T: TestFloat + AnyBits>(watchdog: &Watchdog) {
                 }
             }
         }
-    }
+    });
 }
 
 /// One test for everything: the fault handler reports a single current case.

@@ -6,8 +6,8 @@
 
 mod common;
 
-use common::{TestFloat, Watchdog};
-use ndsimd_kernels::{available_tiers, BinaryOp};
+use common::{each_tier, TestFloat, Watchdog};
+use ndsimd_kernels::BinaryOp;
 
 /// Lengths each elementwise case is repeated to: tail only, one vector, body + tail.
 const LENS: [usize; 5] = [1, 3, 16, 37, 67];
@@ -83,7 +83,7 @@ fn check_elementwise<T: TestFloat>() {
         (f(-1.0), f(-1.0), f(-1.0), f(-1.0)),
     ];
     let mut failures = Vec::new();
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
         for &(x, y, max, min) in &cases {
             for (name, op, want) in [("maximum", &t.maximum, max), ("minimum", &t.minimum, min)] {
@@ -117,7 +117,7 @@ fn check_elementwise<T: TestFloat>() {
                 }
             }
         }
-    }
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -163,7 +163,7 @@ fn check_slices<T: TestFloat>() {
     ];
     let mut failures = Vec::new();
     let watchdog = Watchdog::new("slice_extremes_rules");
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
         watchdog.case(&format!("{tier} {}", T::NAME));
         for (slice, max, min, argmax, argmin) in &cases {
@@ -261,7 +261,7 @@ fn check_slices<T: TestFloat>() {
             ((t.argmin)(&[]).is_none(), at("argmin([]) = None")),
         ];
         failures.extend(checks.into_iter().filter(|(ok, _)| !ok).map(|(_, m)| m));
-    }
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

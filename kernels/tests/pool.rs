@@ -7,6 +7,9 @@
 
 #![cfg_attr(feature = "rayon", allow(unused_imports, dead_code))] // the own-pool tests are off
 
+mod common;
+
+use common::XorShift;
 use std::collections::HashSet;
 use std::hint::black_box;
 use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
@@ -44,20 +47,6 @@ fn setup() -> MutexGuard<'static, ()> {
 /// The payload of the planted panics.
 #[derive(Debug, PartialEq)]
 struct Boom(usize);
-
-/// xorshift64*
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Runs `chunks` chunks and asserts each ran exactly once.
 fn check_once(chunks: usize) {
@@ -139,7 +128,7 @@ fn every_chunk_runs_exactly_once() {
     for chunks in 0..=1000 {
         check_once(chunks);
     }
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     for threads in [1, 2, 3, 4, 7] {
         set_num_threads(threads);
         for _ in 0..200 {
@@ -192,7 +181,7 @@ fn stress_from_several_user_threads() {
         for t in 0..4u64 {
             let (failures, jobs) = (&failures, &jobs);
             s.spawn(move || {
-                let mut rng = Rng(0x1234_5678 + t * 0x9E37_79B9);
+                let mut rng = XorShift(0x1234_5678 + t * 0x9E37_79B9);
                 for _ in 0..2500 {
                     let len = rng.below(4096) as usize;
                     let chunks = 1 + rng.below(48) as usize;
@@ -270,7 +259,7 @@ fn meet(n: usize) -> usize {
 }
 
 /// A `Cargo` of fresh words from `rng`.
-fn cargo<const WORDS: usize>(rng: &mut Rng) -> Cargo<WORDS> {
+fn cargo<const WORDS: usize>(rng: &mut XorShift) -> Cargo<WORDS> {
     Cargo(std::array::from_fn(|_| rng.next()))
 }
 
@@ -281,7 +270,7 @@ const FULL: usize = (COPY_MAX - 48) / 8;
 #[test]
 fn run_copy_carries_each_jobs_values() {
     let _g = setup();
-    let mut rng = Rng(0xC0FF_EE00_D15E_A5E5);
+    let mut rng = XorShift(0xC0FF_EE00_D15E_A5E5);
     for threads in [2, 3, 4] {
         set_num_threads(threads);
         for round in 0..300 {
@@ -345,7 +334,7 @@ fn run_copy_panics_reach_the_caller() {
         }));
         assert_eq!(r.unwrap_err().downcast_ref::<Boom>(), Some(&Boom(bad)));
         assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
-        let mut rng = Rng(round as u64 + 1);
+        let mut rng = XorShift(round as u64 + 1);
         assert!(copy_job(cargo::<FULL>(&mut rng), 2, meet(2)).0);
     }
 }
@@ -383,7 +372,7 @@ fn run_indexed_numbers_participants() {
     let all = indexed(3, 3);
     let ps: HashSet<_> = all.iter().map(|&(p, _)| p.unwrap()).collect();
     assert_eq!(ps, HashSet::from([0, 1, 2]));
-    let mut rng = Rng(0xC0FFEE);
+    let mut rng = XorShift(0xC0FFEE);
     for _ in 0..300 {
         let chunks = 1 + rng.below(40) as usize;
         let seen = indexed(chunks, 1);
@@ -539,7 +528,7 @@ fn set_num_threads_at_run_time() {
                 thread::sleep(Duration::from_micros(100));
             }
         });
-        let mut rng = Rng(42);
+        let mut rng = XorShift(42);
         for _ in 0..2000 {
             let len = rng.below(3000) as usize;
             assert!(fill_job(len, 1 + rng.below(20) as usize, rng.next() | 1));

@@ -12,8 +12,8 @@
 mod common;
 
 use common::{
-    catch, default_nan_bits, fill, finite, fsum, oracle_reductions, reductions, report, Reduced,
-    Reduction, TestFloat, Watchdog, XorShift,
+    catch, default_nan_bits, each_tier, fill, finite, fsum, oracle_reductions, reductions, report,
+    Reduced, Reduction, TestFloat, Watchdog, XorShift,
 };
 use ndsimd_kernels::scalar;
 use ndsimd_kernels::{available_tiers, Tier};
@@ -489,7 +489,7 @@ fn check_error_bound<T: TestFloat>() {
                 .collect();
             let abs_sum = fsum(a.iter().map(|x| x.to_f64().abs()));
             let bound = (n as f64 / l + l.log2() + 1.0) * T::EPS * abs_sum;
-            for tier in available_tiers() {
+            each_tier(|tier| {
                 let s = (T::table_for(tier).unwrap().sum)(&a);
                 // The error, correctly rounded from the exact value.
                 let err = fsum(a.iter().map(|x| x.to_f64()).chain([-s.to_f64()])).abs();
@@ -500,7 +500,7 @@ fn check_error_bound<T: TestFloat>() {
                         T::NAME
                     ));
                 }
-            }
+            });
         }
     }
     report(failures);
@@ -586,7 +586,7 @@ fn check_exact_integers<T: TestFloat>() {
             .collect();
         let want_prod =
             3f64.powi(threes as i32) * 2f64.powi(twos - halves) * if negative { -1.0 } else { 1.0 };
-        for tier in available_tiers() {
+        each_tier(|tier| {
             let t = T::table_for(tier).unwrap();
             let s = (t.sum)(&x).to_f64();
             if s != want as f64 || s.fract() != 0.0 {
@@ -600,7 +600,7 @@ fn check_exact_integers<T: TestFloat>() {
             if p != want_prod {
                 failures.push(format!("{tier} {} prod n {n}: {p} != {want_prod}", T::NAME));
             }
-        }
+        });
     }
     report(failures);
 }

@@ -5,7 +5,7 @@
 //! one small side, then OpenBLAS's `dgemv` and `ddot` against our matvec and `vdot`): each round times every library once per
 //! case (samples of at least 20 ms, median of 5), 7 rounds, the order reversed
 //! every other round; each library's median GFLOP/s, and ours against the best of
-//! the others as the median (min-max) of the per-round ratios (this VM's speed
+//! the others as the median (min-max) of the per-round ratios (a VM's speed
 //! drifts over seconds: a ratio of two samples taken side by side varies less than
 //! a ratio of medians). The results are checked equal (small-integer data: every
 //! sum is exact) first.
@@ -34,7 +34,7 @@ use timing::median;
 /// GFLOP/s of `f` doing `flops` (the shared timing rule), then a pause of 200 ms
 /// when running on several threads: OpenBLAS's idle worker spins (yielding) after
 /// a call before it sleeps, and in that time takes a core from whatever runs next
-/// (measured here: NumPy with two threads, one 512² product, then a sleep: the
+/// (measured: NumPy with two threads, one 512² product, then a sleep: the
 /// process used 0.1 s of CPU in the first 0.2 s of the sleep, and none after).
 /// Its own back-to-back calls keep their spinning worker, as in NumPy.
 fn time(f: &mut dyn FnMut(), flops: f64) -> f64 {

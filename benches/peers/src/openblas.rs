@@ -1,7 +1,7 @@
 //! OpenBLAS in this process: the library NumPy's wheel ships (`scipy-openblas`,
 //! 64-bit integers, every symbol `scipy_` before and `64_` after its name), opened
 //! with `dlopen`, so its products are timed interleaved with ours in one process
-//! rather than in a separate Python process (this VM runs whole processes in a fast
+//! rather than in a separate Python process (a VM may run whole processes in a fast
 //! or a slow phase, which a comparison across processes cannot tell from a speed
 //! difference).
 //!

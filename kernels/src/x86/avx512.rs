@@ -9,25 +9,11 @@
 //!
 //! `nth_byte` is the AVX2 tier's own function (detection admits this tier only with
 //! AVX2 present). `count_byte` is this tier's own for hays up to L2's size and
-//! AVX2's beyond. Its 64-byte step is a compare into a mask and a subtract of -1
-//! under that mask, two instructions per 64 bytes (AVX2: two per 32), which LLVM
-//! only keeps when it cannot see the -1 (`ByteVector::tally`): with a known -1 it
-//! emits VPMOVM2B and a plain subtract, and that form, a mask popcount per vector,
-//! and an xor / minimum-with-1 / add ran at 0.57-0.6x AVX2's speed over 1 MiB in
-//! L2 on the Intel AVX-512 VM of 2026-12-01, and 0.30-0.42 of the 512-bit read
-//! ceiling against AVX2's 0.68-0.71 on the Intel VM of stop 22. The masked
-//! subtract, measured on the Intel VM of stop 23 (family 6 model 167, `ndsimd
-//! bench --filter count_byte`, builds alternated, three rounds): 1 MiB in cache
-//! 0.76-0.82 of the read ceiling on one thread (AVX2 0.68-0.69) and 0.77-0.79 on
-//! two (0.68-0.71), 1.12-1.18x; from memory (64 MiB) it ran 5-15% behind AVX2's
-//! loop on one thread (1.03-1.12 of the ceiling against 1.25-1.32) and behind it
-//! in `ndsimd lines --strategy mmap` on a cached 2 GiB log (11.6-11.9 against
-//! 12.7-13.3 GB/s, two threads), hence AVX2's loop for hays longer than L2 (the
-//! mapped scan hands it 8 MiB steps; `pread` buffers are 1 MiB).
-//! `first_nonzero_word` is this tier's own (below): it only loads, ors and tests,
-//! and over 64-byte vectors it reached 0.93-0.97 of the read ceiling at 1 MiB,
-//! against 0.77-0.79 for AVX2's (64 MiB: 1.44 against 1.31 on one thread,
-//! 1.69-1.79 against 1.50 on two).
+//! AVX2's beyond (from memory the 512-bit loop trails). Its 64-byte step is a
+//! compare into a mask and a subtract of -1 under that mask, a form LLVM keeps only
+//! when it cannot see the -1 (`ByteVector::tally`). `first_nonzero_word` is this
+//! tier's own (below): it only loads, ors and tests. Measured:
+//! docs/design.md#kernels-and-dispatch.
 //!
 //! Since the reductions keep the canonical lane order of [`crate::scalar`] (lane `j`
 //! in accumulator `j / N`), their results are bit-identical to the other tiers'.
@@ -53,11 +39,8 @@ fn past_l1<T>(n: usize, streams: usize) -> bool {
 }
 
 /// Binary kernels that take `wide`'s 512-bit loops while a call's operands fit in
-/// L1 and the AVX2 tier's 256-bit loops past it. On the Intel VM of stop 23 (`add_into`
-/// f64, one thread, best of five, `NDSIMD_TIER=avx2|avx512` alternated twice) the
-/// 512-bit loop ran 1.2-1.45x faster up to 2Ki elements (48 KiB of traffic: 1Ki 72
-/// against 104 ns) and 1.1x slower from 4Ki to 32Ki (L2: 16Ki 3.61 against 3.25 µs),
-/// level from 64Ki; `neg`, `maximum` and the reductions showed no such turn.
+/// L1 and the AVX2 tier's 256-bit loops past it, where the 512-bit loop is slower
+/// (docs/design.md#kernels-and-dispatch).
 macro_rules! by_length {
     ($($op:ident),+) => {$(
         #[doc = concat!("`", stringify!($op), "` kernels of this tier: 512-bit in L1, AVX2's past it.")]
@@ -91,13 +74,9 @@ macro_rules! by_length {
 }
 by_length!(add, sub, mul);
 autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs);
-// Division and square root over 256-bit vectors: the AVX2 tier's. Both are bound by
-// the divide/square-root unit, where a 512-bit instruction here costs more than two
-// 256-bit ones: on the Intel VM of stop 23 (`NDSIMD_TIER=avx2|avx512`, one thread,
-// best of five, two alternations) the AVX2 loops ran 1.05-1.07x faster over 1Ki,
-// 16Ki and 256Ki for f64 and f32 alike (`sqrt_into` f64 16Ki 13.8 against 14.6-14.7
-// µs; `div_into` 9.2 against 9.9-10.1 µs), level at 256Ki division. The results are
-// the same bits (both correctly rounded).
+// Division and square root over 256-bit vectors, the AVX2 tier's: the divide unit
+// takes a 512-bit instruction for more than two 256-bit ones
+// (docs/design.md#kernels-and-dispatch). The same bits (both correctly rounded).
 pub use super::avx2::{div, sqrt};
 autovec_cmp!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; eq, ne, lt, le, gt, ge);
 autovec_fma!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma");

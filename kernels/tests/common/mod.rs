@@ -1,5 +1,6 @@
 //! Shared by the integration tests: element-type helpers, IEEE edge inputs, a tiny
-//! xorshift generator, and every kernel of a table behind one calling convention.
+//! xorshift generator, the tier runner [`each_tier`], and every kernel of a table
+//! behind one calling convention.
 
 #![allow(dead_code)] // each test file uses a different part of this module
 
@@ -27,6 +28,22 @@ impl XorShift {
         x ^= x << 17;
         self.0 = x;
         x
+    }
+
+    /// A value in `0..n` (`n > 0`; the modulo bias is irrelevant to the tests).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Runs `f` at every tier this machine has, up to the `NDSIMD_TIER` cap (see
+/// [`ndsimd_kernels::available_tiers`]), lowest first; a panic inside `f` is re-raised
+/// with the tier named, so a failure says which tier's kernels to look at.
+pub fn each_tier(mut f: impl FnMut(Tier)) {
+    for tier in ndsimd_kernels::available_tiers() {
+        if let Err(msg) = catch(|| f(tier)) {
+            panic!("at tier {tier}: {msg}");
+        }
     }
 }
 
