@@ -61,7 +61,7 @@ const KC_MIN: usize = 64;
 const PAGE: usize = 4096;
 
 /// The largest L3 counted as near: one that the narrow form streams A from
-/// (`driver::NARROW_L3_PART`), and that the page floor of `MC` may push A's block
+/// (`path::NARROW_L3_PART`), and that the page floor of `MC` may push A's block
 /// into (module doc). Those measurements were on a chiplet's own 32 MiB L3; an L3 of
 /// hundreds of MiB is a server's mesh, shared by many cores and far from each, and
 /// the narrow form's kernels, which read A's block once per B panel (a third of a

@@ -34,14 +34,21 @@
 //! its accumulators summed over the first block, written (caller's beta), zeroed,
 //! summed over the next and added (beta 1), so A's rows are read through k in one
 //! pass. The driver hands over k in one piece only when B's strip through the whole
-//! of k fits in half of L2 (`driver::DIRECT_WHOLE_K`); else it calls once per block.
+//! of k fits in half of L2 (`path::DIRECT_WHOLE_K`); else it calls once per block.
 //! Measured (AVX-512 f64, one thread, medians of 11, against the blocks outside):
 //! `(4096 x 1024) . (1024 x 16)` 1.12-1.2x, `(2048 x 1024) . (1024 x 32)` 1.08x,
 //! 64³ 1.5-3% slower (the extra loop; five of seven pairs), 128³ level.
 
-use super::kernel::prefetch;
+use crate::mem::prefetch;
 use crate::vector::{FloatVector, MAX_LANES};
 use core::mem::MaybeUninit;
+
+/// Products of at most this many bytes' worth of multiply-adds (`m * n * k *
+/// size_of::<T>()`: 64³ in f64, about 80³ in f32) take the direct path by default;
+/// a tier whose blocks reach further sets its own (`gemm_kernel!`'s `up to`).
+/// Against the packed path it wins up to 64³ f64 and 80³ f32, and is behind at 96³
+/// (docs/design.md#which-path).
+pub(crate) const DIRECT_MAX_BYTES: usize = 64 * 64 * 64 * 8;
 
 /// A tier's direct kernel: `(m, n, k, kc, a, a_strides, b, b_rs, c, c_rs, alpha,
 /// beta)`, `C = alpha * A * B + beta * C` for an `m x k` A at `a` with strides

@@ -68,9 +68,7 @@ pub(crate) mod x86 {
                 let r = |x: usize| row(4 * h + x).wrapping_add(p);
                 if p % 8 == 0 {
                     for x in 0..4 {
-                        crate::gemm::kernel::prefetch::<true>(
-                            r(x).wrapping_byte_add(AHEAD_BYTES).cast(),
-                        );
+                        crate::mem::prefetch::<true>(r(x).wrapping_byte_add(AHEAD_BYTES).cast());
                     }
                 }
                 // SAFETY: steps `p .. p + 4 <= kc` of rows `4h .. 4h + 4 < 8` are
@@ -115,9 +113,7 @@ pub(crate) mod x86 {
             let r = |x: usize| row(x).wrapping_add(p);
             if p % 16 == 0 {
                 for x in 0..8 {
-                    crate::gemm::kernel::prefetch::<true>(
-                        r(x).wrapping_byte_add(AHEAD_BYTES).cast(),
-                    );
+                    crate::mem::prefetch::<true>(r(x).wrapping_byte_add(AHEAD_BYTES).cast());
                 }
             }
             // SAFETY: steps `p .. p + 8 <= kc` of rows `0 .. 8` are readable, and the

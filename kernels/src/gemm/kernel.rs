@@ -401,7 +401,7 @@ pub(crate) unsafe fn tile<
 /// vector `$v` (`$mv` vectors tall, `$nr` wide; the edge kernels `$eh` vectors
 /// tall or `$ew` wide) inside a function compiled with `$features` (none for the
 /// portable tier), and the direct path (`super::direct::direct`) on blocks of `$dr`
-/// rows by `$dw` vectors, taken by default up to the driver's `DIRECT_MAX_BYTES`, or
+/// rows by `$dw` vectors, taken by default up to `direct::DIRECT_MAX_BYTES`, or
 /// with `up to $side` for products of at most `$side`³ f64's bytes whose C has at
 /// most `$side` rows and columns.
 ///
@@ -420,7 +420,7 @@ macro_rules! gemm_kernel {
             gemm_kernel!(@max));
     };
     (@max) => {
-        [$crate::gemm::driver::DIRECT_MAX_BYTES, usize::MAX]
+        [$crate::gemm::direct::DIRECT_MAX_BYTES, usize::MAX]
     };
     (@max $side:literal) => {
         [$side * $side * $side * 8, $side]

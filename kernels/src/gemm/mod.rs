@@ -32,7 +32,9 @@ mod direct;
 mod driver;
 mod gemv;
 mod mat;
+mod nest;
 mod pack;
+mod path;
 pub(crate) mod scalar;
 mod scratch;
 mod small;
@@ -178,11 +180,11 @@ pub struct Tuning {
     pub b_in_place: Option<bool>,
     /// Force the direct path to run k's blocks inside each register block of C
     /// (`true`) or each over every row (`false`); by default, by the size of B's
-    /// strip (`driver::DIRECT_WHOLE_K`). The results are the same bits either way.
+    /// strip (`path::DIRECT_WHOLE_K`). The results are the same bits either way.
     pub direct_whole_k: Option<bool>,
     /// Force the direct path to copy B into aligned scratch first (`true`) or to
     /// read it where it lies (`false`); by default, on one thread when B's rows start
-    /// off a cache line and C has enough rows (`driver::DIRECT_ALIGN_B_ROWS`).
+    /// off a cache line and C has enough rows (`path::DIRECT_ALIGN_B_ROWS`).
     pub direct_align_b: Option<bool>,
 }
 
