@@ -44,12 +44,12 @@ use crate::vector::avx512::{F32x16, F64x8};
 // 1024` 0.77x, `512 x 64 x 512` 0.90x), as does `256 x 512 x 256` (256 MiB of
 // f64 multiply-adds, 0.98x).
 gemm_kernel!(F64_PLAIN, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f64, F64x8, 3 x 8, edge 2 x 4, direct 6 x 4 up to 256);
-pub(crate) const F64: crate::gemm::kernel::Kernel<f64> = crate::gemm::kernel::Kernel {
+pub(crate) const F64: crate::gemm::table::Kernel<f64> = crate::gemm::table::Kernel {
     gather8: Some(crate::gemm::gather::x86::f64x8),
     ..F64_PLAIN
 };
 gemm_kernel!(F32_PLAIN, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f32, F32x16, 3 x 8, edge 2 x 4, direct 6 x 4 up to 256);
-pub(crate) const F32: crate::gemm::kernel::Kernel<f32> = crate::gemm::kernel::Kernel {
+pub(crate) const F32: crate::gemm::table::Kernel<f32> = crate::gemm::table::Kernel {
     gather8: Some(crate::gemm::gather::x86::f32x8),
     ..F32_PLAIN
 };

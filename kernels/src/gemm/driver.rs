@@ -17,11 +17,12 @@
 //! arithmetic (see `kernel.rs`), so results are bit-identical for any number of
 //! threads (docs/design.md#structure).
 
-use super::kernel::{Kernel, LINE};
+use super::kernel::LINE;
 use super::mat::{Raw, RawMut};
 use super::nest::{Nest, TILE_MAX};
 use super::pack::{self, Src};
 use super::path::{self, Direct, Packed, Path};
+use super::table::Kernel;
 use super::{scratch, small, GemmElement, Tuning};
 use crate::pool;
 

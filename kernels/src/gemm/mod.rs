@@ -24,8 +24,9 @@
 //! Tiles are `MR x NR`; the kernel keeps `MR / lanes * NR` vector accumulators.
 
 mod gather;
-#[macro_use]
 pub(crate) mod kernel;
+#[macro_use]
+pub(crate) mod table;
 
 mod block;
 mod direct;
@@ -51,7 +52,7 @@ pub(crate) mod sse2;
 pub use mat::{MatMut, MatRef};
 
 use crate::{active_tier, KernelElement, Tier};
-use kernel::Kernel;
+use table::Kernel;
 
 mod sealed {
     /// Implemented for `f32` and `f64` only; it finds the micro-kernel of a tier.

@@ -4,9 +4,10 @@
 //! loops and hands each worker its bands.
 
 use super::block::Blocking;
-use super::kernel::{Ahead, Kernel};
+use super::kernel::Ahead;
 use super::mat::{Raw, RawMut};
 use super::pack::{self, Src};
+use super::table::Kernel;
 use super::{scratch, GemmElement};
 
 /// Enough room for the largest register tile (AVX-512 f32: 48 x 8, 384 elements):

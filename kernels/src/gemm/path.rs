@@ -5,8 +5,9 @@
 //! path was measured to win: docs/design.md#which-path.
 
 use super::block::{self, Blocking, NEAR_L3_MAX};
-use super::kernel::{Kernel, LINE};
+use super::kernel::LINE;
 use super::mat::{Raw, RawMut};
+use super::table::Kernel;
 use super::{GemmElement, Tuning};
 use crate::pool;
 
