@@ -4,7 +4,7 @@
 //!
 //! Quick run: `cargo bench -p ndsimd-kernels --bench gemm -- --warm-up-time 1
 //! --measurement-time 3`; one size: append a filter such as `f64/1thread/256`.
-//! The FMA peak of the Zen 4 machine in `NOTES.md` is about 58.8 GFLOP/s f64 per core.
+//! Register-only FMA peaks per machine: docs/perf.md#machines-and-versions.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndsimd_kernels::gemm::{gemm, GemmElement, MatMut, MatRef};

@@ -317,9 +317,8 @@ pub(crate) unsafe fn tile<
         // B packed (`NR` elements a step) or read in place (column `j` at `b + j * cs`,
         // steps contiguous).
         let b_step = if b_cs.is_some() { 1 } else { NR };
-        // Ask for the tile of C now, so its lines arrive while the k-loop runs (a
-        // throwaway harness, AVX2 f64, n = 256-1024, one thread: +5% on average over 9
-        // interleaved pairs; the bench tables before and after are in docs/perf.md).
+        // Ask for the tile of C now, so its lines arrive while the k-loop runs (+5% at
+        // n = 256-1024; docs/design.md#packing-and-prefetch).
         // `wrapping_offset` keeps the arithmetic defined; a hint never faults.
         for j in 0..W {
             let cj = c.wrapping_offset(j as isize * cs);
