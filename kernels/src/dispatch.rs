@@ -1,6 +1,6 @@
 //! CPU tier detection (once), the `NDSIMD_TIER` cap, and the kernel tables.
 
-use crate::{ceiling::Ceilings, gemm::kernel::Kernel};
+use crate::{ceiling::Ceilings, gemm::table::Kernel};
 use crate::{scalar, ByteTable, KernelElement, Table};
 use std::fmt;
 use std::path::Path;

@@ -8,40 +8,15 @@
 //!   of one `jr` step reuses takes half of L1, the rest holding the tile of C and
 //!   the `MR x KC` panel of A streaming through, which may not exceed one L1 (a
 //!   longer one evicts B's panel before its next pass). The second bound binds only
-//!   for tiles more than twice as tall as wide: measured on the Emerald Rapids VM
-//!   of stop 19 (48 KiB L1; one thread, paired medians of 11 interleaved rounds, `forms` in
-//!   `benches/peers` with `:kc=` forced, two runs each), AVX-512 f32 48 x 8, KC
-//!   256 against 768: `(16 x 1024) . (1024 x 4096)` 1.10, 1.11x, 1024³ 0.97, 1.00x,
-//!   2048³ 0.95, 1.04x; f64 24 x 8, 256 against 384: level (1.00-1.04x, m = 16 to
-//!   64); AVX2 f32 16 x 6, 768 against 1024: 1024³ 1.04, 1.05x, `(16 x 1024) .
-//!   (1024 x 4096)` 1.08, 1.10x, 2048³ 1.01, 1.09x. The NEON f32 16 x 6 tile
-//!   follows the same rule, not measured on hardware.
+//!   for tiles more than twice as tall as wide (docs/design.md#blocking).
 //! - `MC = (L2 / 4) / (KC * s)`, rounded down to a multiple of `MR`, but at least a
 //!   page (4096 bytes) of elements rounded up to `MR` where L3 is near
 //!   ([`NEAR_L3_MAX`]): the packed `MC x KC` block of A sits in a quarter of L2 when
-//!   that is at least a page wide, else in L3. A quarter, not the half it was: on the
-//!   Emerald Rapids VM of stop 19 (2 MiB L2, far L3, so no floor; AVX-512, paired
-//!   medians of 11 interleaved rounds, `forms` with `:mc=` forced), f64 MC 240
-//!   against 504: `(16 x 1024) . (1024 x 4096)` 1.03-1.11x on one thread, 1.07-1.22x
-//!   on two, `(64 x 1024) . (1024 x 4096)` 1.10x, 1.03x, squares 1024-2048 and
-//!   `1024 x 256 x 1024` 0.99-1.05x; f32 MC 480 against 1008: 1.02x, 1.15x, squares
-//!   0.99-1.05x. There the block of A serves few panels of B (16 or 64 columns of
-//!   C^T) and its packing is half the work: a block packed and read while it is
-//!   still young in L2 pays off more than one that lasts. A far L3 gets no floor, as a block pushed
-//!   out of L2 there stalls the kernel: on the Intel mesh VM (2 MiB L2, 480 MiB L3)
-//!   the floor made f32 blocks of 2 MiB (MC 1024 at AVX-512's KC 512, 1024 at
-//!   AVX2's KC 1024), and MC from L2 (512 and 256) ran 1.20-1.26x and 1.47-1.48x
-//!   (f32 1024³, one thread, paired medians of 11 interleaved rounds, `FORMS_F32=1
-//!   ./target/release/forms 1024 1024 1024 1 default,blocked:kc=512:mc=512` in
-//!   `benches/peers`); f64 there is unchanged (MC 512 from L2). The floor:
-//!   when A is packed a k-step at a time (`pack.rs`; A^T of a row-major B) each step
-//!   reads a page-long run, and every B micro-panel is brought back to L1 once per
-//!   MC rows, five times less often at 512 than at this VM's L2 figure of 96 (whose
-//!   block, 768 bytes wide, put each step's read on its own page). Measured with that packing (AVX2 f64, row-major
-//!   operands, paired medians of 11 interleaved rounds, against MC 96): one thread,
-//!   squares 512 1.06x, 1024 1.10x, `(2048 x 256) . (256 x 2048)` 1.11x,
-//!   `(m x 1024) . (1024 x 4096)` for m = 16 and 64 level (0.99-1.01); two threads
-//!   level everywhere (0.96-1.01: their bands are shorter than either MC).
+//!   that is at least a page wide, else in L3. A quarter: a block packed and read while it is
+//!   still young in L2 pays (docs/design.md#blocking). A far L3 gets no floor: a
+//!   block pushed out of L2 there stalls the kernel. The floor: when A is packed a
+//!   k-step at a time (`pack.rs`) each step reads a page-long run, and each B
+//!   micro-panel returns to L1 once per MC rows (docs/design.md#blocking).
 //! - `NC = (L3 / 4) / (KC * s)`, rounded down to a multiple of `NR` (at least `NR`):
 //!   the packed `KC x NC` block of B takes a quarter of L3 (shared by the cores).
 //!
@@ -60,20 +35,10 @@ const KC_MIN: usize = 64;
 /// The least width of an A block, in bytes (see the module doc).
 const PAGE: usize = 4096;
 
-/// The largest L3 counted as near: one that the narrow form streams A from
-/// (`driver::NARROW_L3_PART`), and that the page floor of `MC` may push A's block
-/// into (module doc). Those measurements were on a chiplet's own 32 MiB L3; an L3 of
-/// hundreds of MiB is a server's mesh, shared by many cores and far from each, and
-/// the narrow form's kernels, which read A's block once per B panel (a third of a
-/// byte per flop with the 16 x 12 AVX-512 f64 tile of the time), stall on it. Measured on such a
-/// VM (Intel, AVX-512, 2 MiB L2, 480 MiB L3; f64 squares, paired medians of 11
-/// interleaved rounds, the blocked form against the narrow one it replaces): one
-/// thread n = 1024 1.22x, 2048 1.42x (`cd benches/peers; ./target/release/forms N N
-/// N T default,blocked`); two threads 1024 1.25x, 2048 1.42x. At 1024 the narrow
-/// form was taken from L2, A's block (KC 256) filling it exactly, hence its half-L2
-/// rule. Where A's block fits in half of L2 the narrow form stays: n = 512 1.04x
-/// over the blocked form on one thread, 1.10x on two; n = 768 (1.5 MiB of A) 0.97x
-/// and 0.99x.
+/// The largest L3 counted as near: one the narrow form streams A from
+/// (`path::NARROW_L3_PART`) and the page floor of `MC` may push A's block into. An
+/// L3 of hundreds of MiB is a server mesh, far from each core, and the narrow form's
+/// kernels stall on it (docs/design.md#which-path).
 pub(crate) const NEAR_L3_MAX: usize = 64 << 20;
 
 /// `KC`, `MC`, `NC`.
@@ -98,10 +63,8 @@ impl Blocking {
     }
 
     /// [`Blocking::derive`] for the detected caches, remembered per thread for the
-    /// last tile shape asked (its divisions ran on every product). Measured on the
-    /// Zen 4 VM, a batch of 1000 products of 16 x 16 f64 through `matmul_into`,
-    /// paired medians of 30 interleaved rounds against deriving every call (a
-    /// throwaway switch): 1.03-1.06x on one thread, 1.02-1.03x on two.
+    /// last tile shape asked: its divisions showed in batches of small products
+    /// (docs/design.md#structure).
     pub(crate) fn for_tile(mr: usize, nr: usize, size: usize) -> Blocking {
         type Last = core::cell::Cell<Option<((usize, usize, usize), Blocking)>>;
         thread_local! {
@@ -134,9 +97,7 @@ impl Blocking {
 /// most `k`), except when the last block would be shorter than a quarter of it;
 /// then that remainder is spread over the full blocks (`k.div_ceil(k / kc)`, at
 /// most 1.25 `kc`). Every k-block is a pass over C (read, add, write), and the
-/// short one did little else: 1024 deep in blocks of 336 was 336 + 336 + 336 + 16,
-/// now 342 + 342 + 340 (measured, forcing KC 342, AVX2 f64 1024³, paired medians
-/// of 11 rounds, six runs: 1.01-1.04x on one thread and 1.02-1.03x on two).
+/// short one did little else (docs/design.md#blocking).
 /// The direct path splits k the same way, so the sums do not depend on the path.
 pub(crate) fn depth(k: usize, kc: usize) -> usize {
     let kc = kc.clamp(1, k.max(1));
@@ -182,7 +143,7 @@ mod tests {
         );
         // The floor rounds up to the tile: 4096 / 4 = 1024 f32 elements, 12 rows a tile.
         assert_eq!(Blocking::derive(12, 4, 4, CacheInfo::DEFAULT).mc, 1032);
-        // A far L3 gets no floor: the mesh VM's caches, f32 on a 32 x 12 tile and
+        // A far L3 gets no floor: a server mesh's caches (48 KiB, 2 MiB, 480 MiB), f32 on a 32 x 12 tile and
         // AVX2's 16 x 6, f64 on a 16 x 12.
         let mesh = CacheInfo {
             l1d: 48 << 10,

@@ -23,25 +23,25 @@
 //! The blocks run column strip by column strip (`W` vectors of B's columns, then one
 //! vector, then the tail), each strip through every row of C: the strip's `k` steps
 //! stay in L1 while A's rows stream past, four lines of A per eight steps, where rows
-//! outer streamed a new line of B at every step. Measured (AVX2 f64, one thread,
-//! row-major, paired medians of 11 interleaved rounds, two samples each against rows
-//! outer, whose own control sample read 0.94-1.09): 48³ 1.18, 1.12x; 64³ 1.24,
-//! 1.14x; `64 x 256 x 64` 1.12, 1.08x; 96³ 1.34, 1.26x; 32³ 1.02, 0.97x;
-//! `(128 x 1024) . (1024 x 16)` 1.02, 0.98x; `(16 x 1024) . (1024 x 4096)` 2.2x
-//! (still half the packed path's speed there).
+//! outer streamed a new line of B at every step (docs/design.md#the-direct-path).
 //!
 //! When k is longer than one KC block, the blocks run inside each register block:
 //! its accumulators summed over the first block, written (caller's beta), zeroed,
 //! summed over the next and added (beta 1), so A's rows are read through k in one
 //! pass. The driver hands over k in one piece only when B's strip through the whole
-//! of k fits in half of L2 (`driver::DIRECT_WHOLE_K`); else it calls once per block.
-//! Measured (AVX-512 f64, one thread, medians of 11, against the blocks outside):
-//! `(4096 x 1024) . (1024 x 16)` 1.12-1.2x, `(2048 x 1024) . (1024 x 32)` 1.08x,
-//! 64³ 1.5-3% slower (the extra loop; five of seven pairs), 128³ level.
+//! of k fits in half of L2 (`path::DIRECT_WHOLE_K`); else it calls once per block
+//! (docs/design.md#the-direct-path).
 
-use super::kernel::prefetch;
+use crate::mem::prefetch;
 use crate::vector::{FloatVector, MAX_LANES};
 use core::mem::MaybeUninit;
+
+/// Products of at most this many bytes' worth of multiply-adds (`m * n * k *
+/// size_of::<T>()`: 64³ in f64, about 80³ in f32) take the direct path by default;
+/// a tier whose blocks reach further sets its own (`gemm_kernel!`'s `up to`).
+/// Against the packed path it wins up to 64³ f64 and 80³ f32, and is behind at 96³
+/// (docs/design.md#which-path).
+pub(crate) const DIRECT_MAX_BYTES: usize = 64 * 64 * 64 * 8;
 
 /// A tier's direct kernel: `(m, n, k, kc, a, a_strides, b, b_rs, c, c_rs, alpha,
 /// beta)`, `C = alpha * A * B + beta * C` for an `m x k` A at `a` with strides
@@ -129,12 +129,8 @@ pub(crate) unsafe fn direct<V: FloatVector, const R: usize, const W: usize>(
 
 /// How many rows of B ahead the first block of rows of each column strip asks for
 /// (`PREFETCHT0`), the block that brings the strip in from L3 or memory; the
-/// blocks after it find the strip in L1. Measured (AVX2 f64, one thread, paired
-/// medians of 11 interleaved rounds against no hint, the product's operands in
-/// L3): `(16 x 65536) . (65536 x 16)` 1.16-1.38x at 64 rows ahead (two runs),
-/// 1.18-1.23x at 128, 1.10-1.23x at 256, level at 16-32; with the operands in L1
-/// or L2 (48³, 64³, `16 x 4096 x 16`) level. Only for strips longer than twice
-/// that: in a short one the hints ask for lines past B's end.
+/// blocks after it find the strip in L1. Only in strips longer than twice this: in
+/// a short one the hints ask for lines past B's end (docs/design.md#the-direct-path).
 const B_AHEAD: isize = 64;
 
 /// Every row of C (blocks of `R`, then 4, 2, 1) at the columns of one strip.
@@ -347,11 +343,8 @@ unsafe fn k_loop<V: FloatVector, const R: usize, const W: usize, const AHEAD: bo
     let mut left = steps;
     // A's rows contiguous (`acs == 1`, the row-major case): four steps per trip,
     // A's elements of the later steps at constant offsets from the same `R`
-    // addresses. Same multiply-adds in the same order. Measured (AVX-512 f64, the
-    // loop switched in one process, paired medians of 11 interleaved rounds, the
-    // Emerald Rapids VM): one thread 64³ 1.00-1.05x, 96³ 1.01-1.07x, 128³
-    // 1.06-1.10x, 48³ 1.00-1.08x, 256³ 1.01-1.03x, f32 64³ and 128³ 1.04-1.07x;
-    // two threads 128³ and 256³ 1.06-1.09x, but 64³ 0.93-1.01x (six runs). Not with
+    // addresses. Same multiply-adds in the same order
+    // (docs/design.md#the-direct-path). Not with
     // the hints (`AHEAD`), which were not measured so.
     if acs == 1 && !AHEAD {
         while left >= 4 {

@@ -8,13 +8,8 @@
 //! of B^T, three calls). The scalar gather in `pack.rs` moves one element per load
 //! and store; these move a vector per load and per store.
 //!
-//! Used at the AVX2 and AVX-512 tiers (compiled for AVX2: 256-bit transposes).
-//! Measured on the Zen 4 VM at the AVX-512 tier against the scalar gather (the
-//! grouped one of `pack.rs`), in one process through a throwaway switch (`forms M K
-//! N T` in `benches/peers`, paired medians of 11 interleaved rounds): `a . b^T`
-//! (`FORMS_BT=1`) f64 512² 1.01, 1.02x on one thread and 1.04, 1.03x on two, 1024²
-//! 1.01x and 1.03x; f32 1024² level (1.01, 1.00x); row-major squares 256-1024, f64
-//! and f32, level (0.99-1.01x: their 8-wide B panels were not what held them).
+//! Used at the AVX2 and AVX-512 tiers (compiled for AVX2: 256-bit transposes);
+//! docs/design.md#packing-and-prefetch.
 
 /// Gathers rows `0..8` of a block (element `x` at step `p` at `src + x * along + p`,
 /// `p < kc`) into `dst[p * w + x]`.
@@ -68,9 +63,7 @@ pub(crate) mod x86 {
                 let r = |x: usize| row(4 * h + x).wrapping_add(p);
                 if p % 8 == 0 {
                     for x in 0..4 {
-                        crate::gemm::kernel::prefetch::<true>(
-                            r(x).wrapping_byte_add(AHEAD_BYTES).cast(),
-                        );
+                        crate::mem::prefetch::<true>(r(x).wrapping_byte_add(AHEAD_BYTES).cast());
                     }
                 }
                 // SAFETY: steps `p .. p + 4 <= kc` of rows `4h .. 4h + 4 < 8` are
@@ -115,9 +108,7 @@ pub(crate) mod x86 {
             let r = |x: usize| row(x).wrapping_add(p);
             if p % 16 == 0 {
                 for x in 0..8 {
-                    crate::gemm::kernel::prefetch::<true>(
-                        r(x).wrapping_byte_add(AHEAD_BYTES).cast(),
-                    );
+                    crate::mem::prefetch::<true>(r(x).wrapping_byte_add(AHEAD_BYTES).cast());
                 }
             }
             // SAFETY: steps `p .. p + 8 <= kc` of rows `0 .. 8` are readable, and the

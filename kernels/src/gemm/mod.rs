@@ -24,15 +24,18 @@
 //! Tiles are `MR x NR`; the kernel keeps `MR / lanes * NR` vector accumulators.
 
 mod gather;
-#[macro_use]
 pub(crate) mod kernel;
+#[macro_use]
+pub(crate) mod table;
 
 mod block;
 mod direct;
 mod driver;
 mod gemv;
 mod mat;
+mod nest;
 mod pack;
+mod path;
 pub(crate) mod scalar;
 mod scratch;
 mod small;
@@ -49,7 +52,7 @@ pub(crate) mod sse2;
 pub use mat::{MatMut, MatRef};
 
 use crate::{active_tier, KernelElement, Tier};
-use kernel::Kernel;
+use table::Kernel;
 
 mod sealed {
     /// Implemented for `f32` and `f64` only; it finds the micro-kernel of a tier.
@@ -178,11 +181,11 @@ pub struct Tuning {
     pub b_in_place: Option<bool>,
     /// Force the direct path to run k's blocks inside each register block of C
     /// (`true`) or each over every row (`false`); by default, by the size of B's
-    /// strip (`driver::DIRECT_WHOLE_K`). The results are the same bits either way.
+    /// strip (`path::DIRECT_WHOLE_K`). The results are the same bits either way.
     pub direct_whole_k: Option<bool>,
     /// Force the direct path to copy B into aligned scratch first (`true`) or to
     /// read it where it lies (`false`); by default, on one thread when B's rows start
-    /// off a cache line and C has enough rows (`driver::DIRECT_ALIGN_B_ROWS`).
+    /// off a cache line and C has enough rows (`path::DIRECT_ALIGN_B_ROWS`).
     pub direct_align_b: Option<bool>,
 }
 

@@ -14,10 +14,8 @@ use crate::scalar::Arith;
 
 /// `$body` with the constant `$W` equal to `$w` when `$w` is a panel width some
 /// kernel uses (so the copy loops unroll into straight moves), else `$other`. Every
-/// kernel's `MR` and `NR` belongs in the list: the AVX-512 f32 tile's 48 was missing
-/// for a day, and its A panels went through `general`, an element at a time (stop
-/// 20 on Zen 4, 1024³ f32: 1.04-1.05x on one thread and 1.03-1.05x on two with 48
-/// listed, `a . b^T` 1.12-1.14x and 1.20-1.25x).
+/// kernel's `MR` and `NR` belongs in the list (a test holds them to it): a missing
+/// width copies its panels an element at a time (docs/design.md#packing-and-prefetch).
 macro_rules! by_width {
     ($w:expr, $W:ident => $body:expr, _ => $other:expr) => {
         by_width!(@ $w, $W, $body, $other; 4 6 8 12 16 24 32 48)
@@ -196,13 +194,8 @@ unsafe fn general<T: Arith>(dst: *mut T, src: Src<T>, width: usize, w: usize, kc
 /// When the block's elements are contiguous along the panels (`along == 1`: a row
 /// of B^T is a run of B's row), the full panels are packed a step at a time, each
 /// step reading one contiguous run across all of them, instead of a panel at a
-/// time (one cache line per step, each on another page when the rows are long).
-/// Measured against the previous build (panel by panel, MC 96; AVX2 f64, row-major
-/// operands, five pairs of processes, each the median of 11 rounds):
-/// `(16 x 1024) . (1024 x 4096)` 1.46-1.75x on one thread, 1.40-1.57x on two;
-/// `(64 x 1024) . (1024 x 4096)` 1.15-1.30x and 1.03-1.16x; squares 256-1024 level
-/// (medians 0.98-1.02). The page-long MC of `block.rs` alone is level on the first
-/// two shapes, so the gain is this loop's.
+/// time (one cache line per step, each on another page when the rows are long;
+/// docs/design.md#packing-and-prefetch).
 ///
 /// The steps go [`STEP_GROUP`] at a time, each group panel by panel, so every
 /// panel receives whole cache lines in a row (see there).
@@ -240,17 +233,10 @@ pub(crate) unsafe fn block<T: Arith>(
 /// Steps [`by_steps`] copies per panel before it moves to the next panel: eight
 /// rows of a panel are `8 * W` elements, whole cache lines for every panel width
 /// (even) and element size the kernels use, so each line of a panel is written
-/// whole at once. A step at a time wrote `W` elements (a line and a half for the
-/// 16 x 12 AVX-512 f64 tile of the time) into every panel in turn, panels `W * KC` elements
-/// apart (24 KiB there: all in one set of L1), so lines left L1 half written and
-/// came back for the rest. The runs read stay sequential, eight rows at once.
-/// Measured (AVX-512 f64 on the Intel mesh VM, row-major operands, the blocked
-/// form, paired medians of 11 interleaved rounds against a step at a time;
-/// `forms M K N T blocked` in `benches/peers` with a throwaway switch):
-/// `(16 x 1024) . (1024 x 4096)` 1.10x on one thread, 1.07x on two; `(64 x 1024) .
-/// (1024 x 4096)` 1.05x and 1.05x; `(256 x 1024) . (1024 x 4096)` 1.03x; squares
-/// 512-1024 level (1.00-1.01, f32 1.00); sixteen steps measured the same, 32 and 64
-/// less (1.06x, 1.01x on the first shape).
+/// whole at once. A step at a time wrote `W` elements into every panel in turn,
+/// panels `W * KC` elements apart (often in one L1 set), so lines left L1 half
+/// written (docs/design.md#packing-and-prefetch). The runs read stay sequential,
+/// eight rows at once.
 const STEP_GROUP: usize = 8;
 
 /// The full panels `panels` (each `W` wide) of a block contiguous along them
@@ -284,22 +270,12 @@ unsafe fn by_steps<T: Arith, const W: usize>(
 
 /// Panels at most this wide keep the step-at-a-time gather of [`fixed`]: the lines
 /// of one step fit in one set of an 8-way L1 even when the row stride is a multiple
-/// of 4 KiB.
-///
-/// Measured before `gather.rs` took such panels at the AVX2 and AVX-512 tiers (the
-/// grouped gather now serves the tiers without one, and panels not made of groups
-/// of eight), on the Zen 4 VM (AVX-512 f64, 24-wide panels of A, 8-wide of B; paired
-/// medians of 11 interleaved rounds, `forms` in `benches/peers` with a throwaway
-/// switch) against the step-at-a-time gather for every width: `a . b^T` at 512²
-/// (`FORMS_BT=1`, the 24-wide gather) 1.07-1.11x on two threads, where each thread
-/// packs A's whole block, and 1.02-1.04x on one; with the 8-wide B panels gathered
-/// in groups too, row-major 512² came out 0.94-0.98x, so those keep the old order.
+/// of 4 KiB. Wider panels gather eight steps of a row at a time
+/// (docs/design.md#packing-and-prefetch).
 const ALIAS_WAYS: usize = 8;
 
 /// How many groups of [`STEP_GROUP`] steps ahead [`fixed`]'s grouped gather asks for
-/// its runs. The same `a . b^T` at 512², one thread / two, over runs: without the
-/// hint 0.97-1.00x / 1.01-1.08x; one group ahead 0.98-1.00x / 1.05-1.06x; two
-/// 0.99-1.04x / 1.05-1.11x; four 1.00x / 1.03x.
+/// its runs (docs/design.md#packing-and-prefetch).
 const GATHER_AHEAD: usize = 2;
 
 /// [`block`] a panel at a time.

@@ -1,0 +1,228 @@
+//! Which of the five paths a product takes, and with what parameters: a plain loop
+//! for tiny products, the direct path (no packing) for small or narrow ones, and the
+//! packed loop nest in its narrow or blocked form (the direct path's default reach
+//! is `direct::DIRECT_MAX_BYTES`, which a tier's kernel table may raise). Every threshold is where the
+//! path was measured to win: docs/design.md#which-path.
+
+use super::block::{self, Blocking, NEAR_L3_MAX};
+use super::kernel::LINE;
+use super::mat::{Raw, RawMut};
+use super::table::Kernel;
+use super::{GemmElement, Tuning};
+use crate::pool;
+
+/// Products of at most this many multiply-adds take the [`super::small`] loop: at 8³
+/// it beats packing 1.6x, at 12³ packing wins (docs/design.md#which-path).
+pub(crate) const SMALL_MAX: usize = 1024;
+
+/// Products of fewer multiply-adds run on the calling thread only: with the direct
+/// path's strips outer, two threads win from 48³ (docs/design.md#which-path).
+pub(crate) const PARALLEL_MIN: usize = 48 * 48 * 48;
+
+/// With two register blocks of columns, the direct path takes C of at most this many
+/// register blocks of rows: beyond, packing pays (docs/design.md#which-path).
+pub(crate) const DIRECT_NARROW_ROWS: usize = 32;
+
+/// The direct path runs k's blocks inside each register block of C when B's strip
+/// through the whole of k takes at most `L2 / DIRECT_WHOLE_K` bytes; a larger strip
+/// would be read from memory once per block of rows (docs/design.md#the-direct-path).
+pub(crate) const DIRECT_WHOLE_K: usize = 2;
+
+/// On one thread the direct path copies B to line-aligned rows when they are not and
+/// C has at least this many rows: a vector off the line is two lines' load; below,
+/// the copy costs more than it saves (docs/design.md#the-direct-path).
+pub(crate) const DIRECT_ALIGN_B_ROWS: usize = 96;
+
+/// The kernels prefetch the next packed source when the operand streamed once is at
+/// least `L3 / PREFETCH_MIN_L3_PART` bytes, so comes from memory; from L3 the hints
+/// only cost (docs/design.md#packing-and-prefetch).
+pub(crate) const PREFETCH_MIN_L3_PART: usize = 2;
+
+/// The narrow form is taken when A's `m x KC` block fits in half of L2, or all the
+/// threads' blocks in `L3 / NARROW_L3_PART` of an L3 of at most [`NEAR_L3_MAX`]
+/// (docs/design.md#which-path).
+pub(crate) const NARROW_L3_PART: usize = 4;
+
+/// Bands of tiles per worker in a parallel product: each worker starts on its own run
+/// and steals the others', so a late or slow one takes fewer
+/// (docs/design.md#which-path, blocked form).
+pub(crate) const BANDS_PER_THREAD: usize = 8;
+
+/// The path of one product, with what it needs; the views are those the path runs
+/// on (transposed, `C^T = B^T A^T`, where that suits its kernel).
+pub(crate) enum Path<T> {
+    /// `m`, `n`, `k` or `alpha` zero: `C = beta * C`, A and B unread.
+    Scale,
+    /// [`SMALL_MAX`] or fewer multiply-adds: the plain loop.
+    Small,
+    /// No packing (`direct.rs`).
+    Direct(Direct<T>),
+    /// A's whole k-block packed once, each B panel packed right before its tiles.
+    Narrow(Packed<T>),
+    /// The BLIS loops: B's `KC x NC` block packed, then MC blocks of A in bands.
+    Blocked(Packed<T>),
+}
+
+/// The direct path's product: B's and C's rows contiguous.
+pub(crate) struct Direct<T> {
+    pub m: usize,
+    pub n: usize,
+    pub a: Raw<T>,
+    pub b: Raw<T>,
+    pub c: RawMut<T>,
+    /// The packed path's k-block, so that both sum k alike.
+    pub kc: usize,
+    /// The k-steps per kernel call: `k` when B's strip through k fits
+    /// ([`DIRECT_WHOLE_K`]), else `kc`.
+    pub step: usize,
+    /// Whether B is first copied to line-aligned rows ([`DIRECT_ALIGN_B_ROWS`]).
+    pub align_b: bool,
+}
+
+/// The packed path's product: C's columns are its unit stride (or neither axis is).
+pub(crate) struct Packed<T> {
+    pub m: usize,
+    pub n: usize,
+    pub a: Raw<T>,
+    pub b: Raw<T>,
+    pub c: RawMut<T>,
+    pub blk: Blocking,
+    /// Whether the kernels prefetch the next packed source ([`PREFETCH_MIN_L3_PART`]).
+    pub prefetch: bool,
+    /// Bands of tiles per worker ([`BANDS_PER_THREAD`]).
+    pub bands_per_thread: usize,
+    /// Whether the blocked form may make its row bands MC tall (not when the bands
+    /// per thread are forced).
+    pub tall_bands: bool,
+}
+
+/// The threads a product of `volume` multiply-adds runs on: one below
+/// [`PARALLEL_MIN`], else `threads` within the pool's size.
+pub(crate) fn threads(tuning: &Tuning, volume: usize, threads: usize) -> usize {
+    if volume < tuning.parallel_min.unwrap_or(PARALLEL_MIN) {
+        1
+    } else {
+        threads.min(pool::current_num_threads()).max(1)
+    }
+}
+
+/// The path of `C = alpha * A * B + beta * C` (`m x k` by `k x n`) on `threads`
+/// threads (as [`threads`] gives) with `kern`'s tier.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn choose<T: GemmElement>(
+    kern: &Kernel<T>,
+    tuning: &Tuning,
+    (m, n, k): (usize, usize, usize),
+    alpha: T,
+    (a, b, c): (Raw<T>, Raw<T>, RawMut<T>),
+    threads: usize,
+) -> Path<T> {
+    if m == 0 || n == 0 || k == 0 || alpha == T::ZERO {
+        return Path::Scale;
+    }
+    let volume = m.saturating_mul(n).saturating_mul(k);
+    let derived = Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
+    // The direct path sums every element as the packed path does, so the layouts may
+    // decide it. It needs rows that hold a whole vector; it takes small products, and
+    // any k when C has at most one register block of columns, or two and few rows.
+    let [dr, dw] = kern.direct_tile;
+    let form = direct_form(m, n, a, b, c).filter(|&(fm, fn_, ..)| {
+        let narrow = fn_ <= dw || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr);
+        let default = tuning.small_path.is_none()
+            && volume > SMALL_MAX
+            && fn_ >= kern.lanes
+            && ((volume.saturating_mul(size_of::<T>()) <= kern.direct_max[0]
+                && fm.max(fn_) <= kern.direct_max[1])
+                || narrow);
+        tuning.direct_path.unwrap_or(default)
+    });
+    if let Some((m, n, a, b, c)) = form {
+        let kc = block::depth(k, tuning.kc.unwrap_or(derived.kc));
+        let strip = k.saturating_mul(n.min(dw)).saturating_mul(size_of::<T>());
+        let whole = tuning
+            .direct_whole_k
+            .unwrap_or(strip <= crate::cache_info().l2 / DIRECT_WHOLE_K);
+        let misaligned = || (0..k.min(2)).any(|p| !(b.at(p, 0) as usize).is_multiple_of(LINE));
+        let align_b = tuning
+            .direct_align_b
+            .unwrap_or_else(|| threads == 1 && m >= DIRECT_ALIGN_B_ROWS && n > 1 && misaligned());
+        return Path::Direct(Direct {
+            m,
+            n,
+            a,
+            b,
+            c,
+            kc,
+            step: if whole { k } else { kc },
+            align_b,
+        });
+    }
+    if tuning.small_path.unwrap_or(volume <= SMALL_MAX) {
+        return Path::Small;
+    }
+    // The kernel stores columns of its tile with unit row stride: give it the
+    // transposed product `C^T = B^T A^T` when that is C's unit stride.
+    let (m, n, a, b, c) = if c.rs != 1 && c.cs == 1 {
+        (n, m, b.t(), a.t(), c.t())
+    } else {
+        (m, n, a, b, c)
+    };
+    let (mr, nr) = (kern.mr, kern.nr);
+    let blk = Blocking {
+        kc: tuning.kc.unwrap_or(derived.kc),
+        mc: tuning.mc.map_or(derived.mc, |mc| mc.next_multiple_of(mr)),
+        nc: tuning.nc.map_or(derived.nc, |nc| nc.next_multiple_of(nr)),
+    }
+    .fit(m, n, k, mr, nr);
+    let cache = crate::cache_info();
+    let a_block = m * blk.kc * size_of::<T>();
+    let narrow = tuning.narrow.unwrap_or(
+        a_block <= cache.l2 / 2
+            || (cache.l3 <= NEAR_L3_MAX && a_block * threads <= cache.l3 / NARROW_L3_PART),
+    );
+    // The operand streamed once: B in the narrow form, A in the blocked one.
+    let streamed = if narrow { k * n } else { m * k };
+    let packed = Packed {
+        m,
+        n,
+        a,
+        b,
+        c,
+        blk,
+        prefetch: tuning
+            .prefetch
+            .unwrap_or(streamed.saturating_mul(size_of::<T>()) >= cache.l3 / PREFETCH_MIN_L3_PART),
+        bands_per_thread: tuning.bands_per_thread.unwrap_or(BANDS_PER_THREAD),
+        tall_bands: tuning.bands_per_thread.is_none(),
+    };
+    if narrow {
+        Path::Narrow(packed)
+    } else {
+        Path::Blocked(packed)
+    }
+}
+
+/// The product as the direct kernel takes it, `(m, n, a, b, c)` with B's and C's
+/// rows contiguous: as given, or transposed (`C^T = B^T A^T`) when A's and C's
+/// columns are the contiguous ones; when both are, the form with the longer rows
+/// (more whole vectors). `None` when neither.
+#[allow(clippy::type_complexity)]
+fn direct_form<T>(
+    m: usize,
+    n: usize,
+    a: Raw<T>,
+    b: Raw<T>,
+    c: RawMut<T>,
+) -> Option<(usize, usize, Raw<T>, Raw<T>, RawMut<T>)> {
+    // A stride along an axis of one element is never used.
+    let unit = |stride: isize, len: usize| stride == 1 || len <= 1;
+    let plain = unit(b.cs, n) && unit(c.cs, n);
+    let flipped = unit(a.rs, m) && unit(c.rs, m);
+    if plain && (!flipped || n >= m) {
+        Some((m, n, a, b, c))
+    } else if flipped {
+        Some((n, m, b.t(), a.t(), c.t()))
+    } else {
+        None
+    }
+}
