@@ -130,7 +130,7 @@ fn layout(
 
 /// Products below this many multiply-adds are spread whole over the pool when a
 /// batch has several; a larger one is split by the GEMM itself (from its own
-/// `PARALLEL_MIN`, 48³). Not measured for batches (docs/design.md#structure).
+/// `gemm::path`'s `PARALLEL_MIN`, 48³). Not measured for batches (docs/design.md#structure).
 const BATCH_SPLIT_MAX: usize = 72 * 72 * 72;
 /// A batch of fewer multiply-adds in all stays on one thread. Not measured either.
 const BATCH_SPLIT_MIN: usize = 72 * 72 * 72;

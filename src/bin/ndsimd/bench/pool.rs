@@ -12,8 +12,8 @@ pub fn parallel(r: &mut Runner, threads: usize) {
     // How many cores' worth the threads get right now: the micro-kernel's
     // multiply-adds alone (registers only) on every thread at once, against the same
     // total on one thread. About `threads` on separate cores; near 1 when the host
-    // runs the virtual CPUs on one core's two hardware threads, as this VM's host
-    // does at times (then no two-thread figure of the same run can pass ~1).
+    // runs the virtual CPUs on one core's two hardware threads, as cloud VMs' hosts
+    // do at times (then no two-thread figure of the same run can pass ~1).
     if r.wants("fma all threads") {
         use ndsimd::kernels::gemm::fma_peak;
         let tier = ndsimd::kernels::active_tier();
