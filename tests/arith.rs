@@ -4,26 +4,12 @@
 
 mod common;
 
-use common::{Layout, Rng};
+use common::{same_f64 as same, Layout, Rng};
 use ndsimd::{Array, ArrayView, Error, SliceArg};
 
 /// A random value, one in eight an IEEE edge case.
 fn value(rng: &mut Rng) -> f64 {
-    const EDGE: [f64; 8] = [
-        0.0,
-        -0.0,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NAN,
-        5e-324,
-        f64::MAX,
-        -1.0,
-    ];
-    if rng.below(8) == 0 {
-        EDGE[rng.below(EDGE.len())]
-    } else {
-        (rng.below(2001) as f64 - 1000.0) / 8.0
-    }
+    rng.edge_f64(f64::MAX)
 }
 
 /// A random strided view of `shape`: steps 1, 2, -1, -3, padding, permuted storage.
@@ -53,10 +39,6 @@ fn compatible(rng: &mut Rng, s: &[usize]) -> Vec<usize> {
         t = lead;
     }
     t
-}
-
-fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
 }
 
 /// The reference: element by element through checked indexing.

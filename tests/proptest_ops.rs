@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Layout, Rng};
+use common::{same_f64 as same, Layout, Rng};
 use ndsimd::{Array, ArrayView, SliceArg};
 use proptest::prelude::*;
 
@@ -64,25 +64,7 @@ fn naive_values(v: &ArrayView<f64>) -> Vec<f64> {
 
 /// A value, one in eight an IEEE edge case.
 fn value(rng: &mut Rng) -> f64 {
-    const EDGE: [f64; 8] = [
-        0.0,
-        -0.0,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NAN,
-        5e-324,
-        1e300,
-        -1.0,
-    ];
-    if rng.below(8) == 0 {
-        EDGE[rng.below(EDGE.len())]
-    } else {
-        (rng.below(2001) as f64 - 1000.0) / 8.0
-    }
-}
-
-fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+    rng.edge_f64(1e300)
 }
 
 fn assert_same(got: &[f64], want: &[f64], what: &str) {

@@ -24,6 +24,33 @@ impl Rng {
     pub fn int(&mut self, lo: isize, hi: isize) -> isize {
         lo + (self.next() % (hi - lo + 1) as u64) as isize
     }
+
+    /// A value, one in eight an IEEE edge case (±0, ±Inf, NaN, the least
+    /// subnormal, `big`, -1); else a multiple of 1/8 in [-125, 125]. `big` is
+    /// `f64::MAX` where overflow is part of the test, smaller where a sum's error
+    /// bound must stay finite.
+    pub fn edge_f64(&mut self, big: f64) -> f64 {
+        let edge = [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            5e-324,
+            big,
+            -1.0,
+        ];
+        if self.below(8) == 0 {
+            edge[self.below(edge.len())]
+        } else {
+            (self.below(2001) as f64 - 1000.0) / 8.0
+        }
+    }
+}
+
+/// Equal bits, or both NaN (any payload).
+pub fn same_f64(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
 }
 
 /// A view of a given shape inside a bigger buffer: the base stored with its axes
