@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{TestFloat, XorShift};
+use common::{each_tier, TestFloat, XorShift};
 use ndsimd_kernels::gemm::{
     blocking, direct_tile, gemm, gemm_tuned, gemm_with_tier, GemmElement, MatMut, MatRef, Tuning,
 };
@@ -295,7 +295,7 @@ fn every_small_shape<T: Elem>() {
     let (mr, nr) = max_tile::<T>();
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
     let mut pick = 0usize;
-    for tier in available_tiers() {
+    each_tier(|tier| {
         for tuning in [
             Tuning::default(),
             tiny_blocks(8),
@@ -321,7 +321,7 @@ fn every_small_shape<T: Elem>() {
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
@@ -337,7 +337,7 @@ fn every_small_shape_exact_f64() {
 fn every_k<T: Elem>() {
     let (mr, nr) = max_tile::<T>();
     let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let [tmr, tnr, kc, ..] = blocking::<T>(tier).unwrap();
         let shapes = [
             (1, 1),
@@ -385,7 +385,7 @@ fn every_k<T: Elem>() {
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
@@ -401,7 +401,7 @@ fn every_k_exact_f64() {
 fn alpha_beta_and_layouts<T: Elem>() {
     let mut rng = XorShift(0xdead_beef_cafe_f00d);
     let (mr, nr) = max_tile::<T>();
-    for tier in available_tiers() {
+    each_tier(|tier| {
         for (m, n, k) in [(mr + 3, nr + 2, 11), (3, 2, 5)] {
             for small in [false, true] {
                 let tuning = Tuning {
@@ -427,7 +427,7 @@ fn alpha_beta_and_layouts<T: Elem>() {
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
@@ -487,7 +487,7 @@ fn direct_every_shape<T: Elem>() {
     let (dr, dc) = max_direct_tile::<T>();
     let mut rng = XorShift(0x7f4a_7c15_9e37_79b9);
     let mut pick = 0usize;
-    for tier in available_tiers() {
+    each_tier(|tier| {
         for m in 1..=2 * dr + 1 {
             for n in 1..=2 * dc + 1 {
                 for k in [1, 2, 3, 7, 16, 17, 33] {
@@ -509,7 +509,7 @@ fn direct_every_shape<T: Elem>() {
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
@@ -537,7 +537,7 @@ fn direct_alpha_beta_and_layouts<T: Elem>() {
         Lay::RowsReversed,
         Lay::ColsReversed,
     ];
-    for tier in available_tiers() {
+    each_tier(|tier| {
         for (m, n, k) in [(dr + 3, dc + 3, 11), (3, 2, 5), (dr, dc - 1, 4)] {
             for alpha in ALPHAS {
                 for beta in ALPHAS {
@@ -561,7 +561,7 @@ fn direct_alpha_beta_and_layouts<T: Elem>() {
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
@@ -595,7 +595,7 @@ fn k_depth(k: usize, kc: usize) -> usize {
 fn direct_random_bits<T: Elem>() {
     let mut rng = XorShift(0x1357_9bdf_2468_ace0);
     let (dr, dc) = max_direct_tile::<T>();
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let fused = !matches!(tier, Tier::Scalar | Tier::Sse2);
         for (m, n, k, kc, threads) in [
             (2 * dr + 1, 2 * dc + 1, 33, None, 1),
@@ -675,7 +675,7 @@ fn direct_random_bits<T: Elem>() {
                 }
             }
         }
-    }
+    });
 }
 
 /// With the default choices the layouts never change the bits, though they decide
@@ -684,7 +684,7 @@ fn direct_random_bits<T: Elem>() {
 /// direct path at any k, and cross KC).
 fn default_path_layout_free<T: Elem>() {
     let mut rng = XorShift(0x0bad_5eed_0dd5_1de5);
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let [.., kc, _, _] = blocking::<T>(tier).unwrap();
         let (_, dc) = max_direct_tile::<T>();
         for (m, n, k) in [
@@ -724,7 +724,7 @@ fn default_path_layout_free<T: Elem>() {
                 T::NAME
             );
         }
-    }
+    });
 }
 
 #[test]
@@ -751,7 +751,7 @@ fn direct_random_bits_f64() {
 /// `C = beta * C`.
 #[test]
 fn alpha_zero_and_k_zero_only_scale_c() {
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let a = [f64::NAN; 6];
         let mut c = [1.0, 2.0, 3.0, 4.0];
         let am = MatRef::new(&a, 0, 2, 3, 3, 1).unwrap();
@@ -794,7 +794,7 @@ fn alpha_zero_and_k_zero_only_scale_c() {
         )
         .unwrap();
         assert_eq!(c, [0.0; 4]);
-    }
+    });
 }
 
 /// Random data over sizes that cross the real KC, MC (and, through a smaller NC, NC)
@@ -804,7 +804,7 @@ fn random_within_bound<T: Elem>() {
     let val = |rng: &mut XorShift| {
         T::from_f64((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
     };
-    for tier in available_tiers() {
+    each_tier(|tier| {
         let [mr, nr, kc, mc, _] = blocking::<T>(tier).unwrap();
         let smaller_nc = Tuning {
             nc: Some(3 * nr),
@@ -846,7 +846,7 @@ fn random_within_bound<T: Elem>() {
             }
             assert!(c.canaries_intact());
         }
-    }
+    });
 }
 
 #[test]
@@ -866,7 +866,7 @@ fn random_within_bound_f64() {
 fn threads_bit_identical<T: Elem>() {
     pool::set_num_threads(pool::num_threads().max(3));
     let mut rng = XorShift(0x5151_5151_aaaa_0001);
-    for tier in available_tiers() {
+    each_tier(|tier| {
         for (m, n, k) in [(301, 37, 150), (19, 403, 150), (130, 131, 260)] {
             for lay_c in [Lay::Row, Lay::Col] {
                 let a = Stored::<T>::new(Lay::Row, m, k, |_, _| T::random_finite(&mut rng));
@@ -917,7 +917,7 @@ fn threads_bit_identical<T: Elem>() {
                 );
             }
         }
-    }
+    });
 }
 
 trait RandomFinite {
@@ -1065,7 +1065,7 @@ mod fence {
             (dr + 1, 2 * dc + 3, 7),
             (2 * dr + 3, dc - 1, 3),
         ];
-        for tier in available_tiers() {
+        each_tier(|tier| {
             for (m, n, k) in shapes {
                 for tail in [true, false] {
                     // Row-major, column-major, and row-major with B stored
@@ -1129,7 +1129,7 @@ mod fence {
                     }
                 }
             }
-        }
+        });
     }
 
     #[test]

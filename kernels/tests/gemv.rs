@@ -8,9 +8,9 @@
 mod common;
 
 use common::fenced::{AnyBits, At, Fenced};
-use common::{TestFloat, XorShift};
+use common::{each_tier, TestFloat, XorShift};
 use ndsimd_kernels::gemm::{gemv, gemv_with_tier, GemmElement, MatMut, MatRef};
-use ndsimd_kernels::{available_tiers, pool};
+use ndsimd_kernels::pool;
 
 trait Elem: TestFloat + GemmElement + AnyBits {}
 impl<T: TestFloat + GemmElement + AnyBits> Elem for T {}
@@ -54,7 +54,7 @@ fn reference<T: Elem>(
 /// row gaps, y with stride 2 and canaries between, four alpha/beta pairs: exact.
 fn exact<T: Elem>() {
     let mut rng = XorShift(0x5eed_0001);
-    for tier in available_tiers() {
+    each_tier(|tier| {
         for m in 0..=9 {
             for k in 0..=35 {
                 for (alpha, beta) in [(1.0, 0.0), (2.0, 0.0), (1.0, 1.0), (-1.5, 2.0)] {
@@ -90,7 +90,7 @@ fn exact<T: Elem>() {
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn exact_f64() {
 /// threads; a column-major A and a strided x (the gemm fallback) agree within the bound.
 fn random<T: Elem>() {
     let mut rng = XorShift(0x5eed_0002);
-    for tier in available_tiers() {
+    each_tier(|tier| {
         for (m, k) in [(1, 1000), (7, 333), (403, 301), (1030, 130)] {
             let a: Vec<T> = (0..m * k).map(|_| uniform(&mut rng)).collect();
             let x: Vec<T> = (0..k).map(|_| uniform(&mut rng)).collect();
@@ -177,7 +177,7 @@ fn random<T: Elem>() {
                 );
             }
         }
-    }
+    });
 }
 
 #[test]
@@ -195,7 +195,7 @@ fn random_f64() {
 fn fenced() {
     fn run<T: Elem>() {
         let mut rng = XorShift(0x5eed_0003);
-        for tier in available_tiers() {
+        each_tier(|tier| {
             for (m, k) in [(5, 33), (4, 8), (1, 1), (9, 17)] {
                 for at in [At::Tail, At::Head] {
                     let (mut fa, mut fx, mut fy) = (
@@ -217,7 +217,7 @@ fn fenced() {
                     assert!(y.iter().zip(&want).all(|(g, w)| g.to_f64() == *w));
                 }
             }
-        }
+        });
     }
     run::<f32>();
     run::<f64>();
