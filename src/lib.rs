@@ -13,7 +13,21 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub use ndsimd_kernels as kernels;
+/// The SIMD tiers and the machine facts the kernels are chosen by.
+///
+/// The kernels crate (`ndsimd-kernels`) has more public items (its tables, the
+/// pool's drivers, the GEMM's entry points) for the library above it; a user of
+/// arrays needs only these. `NDSIMD_TIER` caps the tier for the whole process.
+///
+/// ```
+/// use ndsimd::kernels::{active_tier, available_tiers};
+/// assert!(available_tiers().contains(&active_tier()));
+/// ```
+pub mod kernels {
+    pub use ndsimd_kernels::{
+        active_tier, available_tiers, cache_info, detected_tier, CacheInfo, Tier,
+    };
+}
 
 mod array;
 mod dim;

@@ -635,7 +635,7 @@ fn neumaier(v: &[f64]) -> f64 {
 /// the thread count (first NaN, zero rule, first index), sums stay in the bound.
 #[test]
 fn parallel_reductions_match_one_thread() {
-    use ndsimd::kernels::pool::with_threads;
+    use ndsimd_kernels::pool::with_threads;
     let n = 300_000;
     let mut rng = Rng(777);
     let base: Vec<f64> = (0..n)
@@ -707,7 +707,7 @@ fn parallel_reductions_match_one_thread() {
 /// Elementwise ops split over the pool give the same bits as one thread.
 #[test]
 fn parallel_elementwise_matches_one_thread() {
-    use ndsimd::kernels::pool::with_threads;
+    use ndsimd_kernels::pool::with_threads;
     let n = 200_003;
     let mut rng = Rng(31337);
     let a = Array::from_vec((0..n).map(|_| value(&mut rng)).collect());
@@ -746,7 +746,7 @@ fn parallel_elementwise_matches_one_thread() {
 /// thread and on the pool, against the index-by-index reference.
 #[test]
 fn long_runs_broadcast_into_new_arrays() {
-    use ndsimd::kernels::pool::with_threads;
+    use ndsimd_kernels::pool::with_threads;
     let mut rng = Rng(0x5eed_0fb0_a5a5);
     let pairs: [(&[usize], &[usize]); 10] = [
         (&[5, 100], &[100]),
@@ -788,7 +788,7 @@ fn long_runs_broadcast_into_new_arrays() {
 /// index-by-index reference.
 #[test]
 fn parallel_broadcast_matches_reference() {
-    use ndsimd::kernels::pool::with_threads;
+    use ndsimd_kernels::pool::with_threads;
     let mut rng = Rng(2024);
     for (sa, sb) in [
         (vec![700usize, 300], vec![300usize]),
@@ -822,7 +822,7 @@ fn parallel_broadcast_matches_reference() {
 /// within the documented bound on random data (the pieces' grouping may differ).
 #[test]
 fn parallel_vdot_exact_and_within_bound() {
-    use ndsimd::kernels::pool::with_threads;
+    use ndsimd_kernels::pool::with_threads;
     let n = 300_007;
     let ints = |seed: u64| -> Vec<f64> {
         let mut rng = Rng(seed);

@@ -4,8 +4,8 @@
 mod common;
 
 use common::Rng;
-use ndsimd::kernels::pool::with_threads;
 use ndsimd::{s, Array};
+use ndsimd_kernels::pool::with_threads;
 
 fn random(shape: &[usize], rng: &mut Rng) -> Array<f64> {
     let n = shape.iter().product();

@@ -103,7 +103,7 @@ fn main() {
     // on itself, some time after the spawn). Each of the two chunks waits until
     // both have begun, so the helper must take one.
     let started = std::sync::atomic::AtomicUsize::new(0);
-    ndsimd::kernels::pool::run(2, &|_| {
+    ndsimd_kernels::pool::run(2, &|_| {
         started.fetch_add(1, SeqCst);
         let t = std::time::Instant::now();
         while started.load(SeqCst) < 2 {
@@ -120,7 +120,7 @@ fn main() {
         "pool::run, an empty job",
         1000,
         || {
-            ndsimd::kernels::pool::run(2, &|i| {
+            ndsimd_kernels::pool::run(2, &|i| {
                 black_box(i);
             })
         },
@@ -133,15 +133,15 @@ fn main() {
         &mut failures,
     );
     // The streaming path (forced: these outputs are below the default threshold).
-    let default = ndsimd::kernels::stream::stream_min();
-    ndsimd::kernels::stream::set_stream_min(1);
+    let default = ndsimd_kernels::stream::stream_min();
+    ndsimd_kernels::stream::set_stream_min(1);
     check(
         "add_into, streamed",
         200,
         || a.add_into(&b, &mut out).unwrap(),
         &mut failures,
     );
-    ndsimd::kernels::stream::set_stream_min(default);
+    ndsimd_kernels::stream::set_stream_min(default);
     check(
         "mul_add_into (scalar operand)",
         200,

@@ -445,6 +445,6 @@ proptest! {
 #[test]
 fn runs_at_the_requested_tier() {
     if let Ok(t) = std::env::var("NDSIMD_TIER") {
-        assert_eq!(ndsimd::kernels::active_tier().name(), t);
+        assert_eq!(ndsimd_kernels::active_tier().name(), t);
     }
 }

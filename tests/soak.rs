@@ -16,9 +16,9 @@
 mod common;
 
 use common::Rng;
-use ndsimd::kernels::pool;
 use ndsimd::scan::{count_byte_in, find_nonzero_in};
 use ndsimd::{Array, SliceArg};
+use ndsimd_kernels::pool;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;

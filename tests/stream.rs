@@ -9,8 +9,8 @@
 mod common;
 
 use common::Rng;
-use ndsimd::kernels::stream::{set_stream_min, stream_min};
 use ndsimd::{s, Array};
+use ndsimd_kernels::stream::{set_stream_min, stream_min};
 
 const LENGTHS: [usize; 10] = [1, 7, 255, 256, 1023, 1024, 1025, 5000, 40_000, 70_001];
 

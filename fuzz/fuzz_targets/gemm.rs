@@ -10,8 +10,8 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use ndsimd::kernels::available_tiers;
-use ndsimd::kernels::gemm::{gemm_tuned, GemmElement, MatMut, MatRef, Tuning};
+use ndsimd_kernels::available_tiers;
+use ndsimd_kernels::gemm::{gemm_tuned, GemmElement, MatMut, MatRef, Tuning};
 use ndsimd::{Array, SliceArg};
 
 /// A layout of `rows x cols` in a buffer: (len, offset, rs, cs).

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ndsimd::kernels::{available_tiers, byte_table_for};
+use ndsimd_kernels::{available_tiers, byte_table_for};
 use ndsimd::scan::{count_byte_in, find_nonzero_in, LineIndex};
 
 /// Bytes past the pool's split threshold.

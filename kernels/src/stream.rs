@@ -43,8 +43,9 @@ pub fn stream_min() -> usize {
 }
 
 /// Overrides [`stream_min`] for tests and benchmarks (`usize::MAX`: never stream;
-/// `1`: always). Results never depend on it: only how the bytes reach memory.
-#[doc(hidden)]
+/// `1`: always), behind the feature `internals`. Results never depend on it: only
+/// how the bytes reach memory.
+#[cfg(feature = "internals")]
 pub fn set_stream_min(bytes: usize) {
     STREAM_MIN.store(bytes.max(1), Ordering::Relaxed);
 }

@@ -3,7 +3,7 @@
 //! mapping a strategy reads.
 
 use super::Strategy;
-use crate::kernels::io::Mapping;
+use ndsimd_kernels::io::Mapping;
 use std::fs::{self, File};
 use std::io;
 use std::os::unix::fs::FileExt;

@@ -5,7 +5,7 @@ use super::file::{changed, check_unchanged, context, error, mapping_for, open, r
 use super::memory::{with_threads, PAR_MIN, PIECE_MIN};
 use super::pread::{Reader, Shards, ALIGN};
 use super::{Progress, ScanOptions};
-use crate::kernels::{byte_table, mem::Aligned, pool};
+use ndsimd_kernels::{byte_table, mem::Aligned, pool};
 use std::fs::File;
 use std::io::{self, Write};
 use std::ops::Range;

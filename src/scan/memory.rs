@@ -2,7 +2,7 @@
 //! first non-zero word and byte counts.
 
 use super::{Progress, ScanOptions};
-use crate::kernels::{byte_table, io::as_words, io::Mapping, par, pool};
+use ndsimd_kernels::{byte_table, io::as_words, io::Mapping, par, pool};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -94,7 +94,6 @@ pub(super) fn count_par(
 /// the scan first touches them: in 4 KiB folios that reads ~1.2× faster, in large
 /// ones level; the line index does not ask (slower). Measured:
 /// docs/design.md#file-scan. Public for tests, not part of the stable API.
-#[doc(hidden)]
 pub const POPULATE_STEP: usize = 8 << 20;
 
 /// One worker's requests to map the pages of a mapped file ahead of its scan

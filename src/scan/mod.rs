@@ -1,6 +1,6 @@
 //! Scanning files at memory bandwidth (DESIGN §7): the first non-zero 8-byte word
 //! (the haystack search) and byte counting (`wc -l`), over a file or over bytes in
-//! memory, on the pool, with the SIMD byte kernels of [`crate::kernels::byte_table`].
+//! memory, on the pool, with the SIMD byte kernels of [`ndsimd_kernels::byte_table`].
 //!
 //! ```
 //! use ndsimd::scan::{self, ScanOptions};
@@ -37,6 +37,8 @@
 //! and no bytes. With [`Strategy::Direct`], a file system that refuses `O_DIRECT` is
 //! an [`io::ErrorKind::Unsupported`] error (no silent fallback).
 
+#[cfg(feature = "internals")]
+mod ceiling;
 mod file;
 mod index;
 mod memory;
@@ -45,17 +47,21 @@ mod pread;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "internals")]
+pub use ceiling::read_ceiling;
 pub use index::LineIndex;
-pub use memory::{count_byte_in, find_nonzero_in, POPULATE_STEP};
+/// How many bytes of a mapped file a worker asks the kernel to map at a time (for
+/// tests; behind the feature `internals`).
+#[cfg(feature = "internals")]
+pub use memory::POPULATE_STEP;
+pub use memory::{count_byte_in, find_nonzero_in};
 pub use options::{Progress, ScanOptions, Strategy};
 
-use crate::kernels::{par, pool};
 use file::{check_unchanged, mapping_for, open};
-use memory::{count_par, first_nonzero_byte_par, piece, with_threads, PIECE_MIN};
-use pread::{for_each_block, pread_count, pread_find};
+use memory::{count_par, first_nonzero_byte_par, with_threads};
+use pread::{pread_count, pread_find};
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The byte offset of the first non-zero aligned 8-byte word of the file at `path`
 /// (a trailing partial word counts as zero-padded), or `None` when there is none
@@ -128,63 +134,6 @@ pub fn count_byte(path: impl AsRef<Path>, byte: u8, opts: &ScanOptions) -> io::R
     };
     check_unchanged(&file, path, len)?;
     Ok(n)
-}
-
-/// Reads the whole file at `path` as [`find_nonzero`] and [`count_byte`] do (the same
-/// shards, buffers, threads and strategy) but scans nothing, and returns the bytes
-/// read: the "plain parallel read" a scan is measured against. With
-/// [`Strategy::Mmap`] it maps the file and reads one byte of every 4 KiB page.
-/// For benchmarks; not part of the stable API.
-///
-/// # Errors
-///
-/// As [`count_byte`].
-///
-/// ```
-/// use ndsimd::scan::{read_ceiling, ScanOptions};
-/// let path = std::env::temp_dir().join(format!("ndsimd-scan-ceiling-{}", std::process::id()));
-/// std::fs::write(&path, vec![1u8; 12_345])?;
-/// assert_eq!(read_ceiling(&path, &ScanOptions::default())?, 12_345);
-/// std::fs::remove_file(&path)?;
-/// # Ok::<(), std::io::Error>(())
-/// ```
-#[doc(hidden)]
-pub fn read_ceiling(path: impl AsRef<Path>, opts: &ScanOptions) -> io::Result<u64> {
-    let path = path.as_ref();
-    let (file, len) = open(path)?;
-    let read = match mapping_for(&file, path, len, opts.strategy)? {
-        None => {
-            let stop = AtomicU64::new(u64::MAX);
-            let total = AtomicU64::new(0);
-            for_each_block(&file, path, len, opts, &stop, &|_, block| {
-                // Look at the block so the read cannot be thought useless.
-                std::hint::black_box(block);
-                total.fetch_add(block.len() as u64, Ordering::Relaxed);
-            })
-            .map_err(|(_, e)| e)?;
-            total.into_inner()
-        }
-        Some(map) => {
-            let sum = with_threads(opts, || {
-                let pages = map.len().div_ceil(4096);
-                let sum = AtomicU64::new(0);
-                let chunks = par::pieces(map.len(), PIECE_MIN).max(1);
-                pool::run(chunks, &|i| {
-                    let r = piece(pages, chunks, i);
-                    let s: u64 = r.map(|p| u64::from(map[p * 4096])).sum();
-                    sum.fetch_add(s, Ordering::Relaxed);
-                });
-                sum.into_inner()
-            });
-            std::hint::black_box(sum);
-            if let Some(p) = opts.progress {
-                p.add(len);
-            }
-            len
-        }
-    };
-    check_unchanged(&file, path, len)?;
-    Ok(read)
 }
 
 /// The strategy a scan of the file at `path` with `opts` uses: `opts.strategy`,

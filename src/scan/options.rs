@@ -124,7 +124,7 @@ pub struct ScanOptions {
     /// How the file is read.
     pub strategy: Strategy,
     /// Threads to use, capped by the pool's size ([`crate::num_threads`]); `None`
-    /// means [`crate::kernels::pool::current_num_threads`], `Some(0)` is taken as 1.
+    /// means [`ndsimd_kernels::pool::current_num_threads`], `Some(0)` is taken as 1.
     /// With [`Strategy::Pread`] it also sets how the file is cut (four shards per
     /// thread), whatever the pool really runs.
     pub threads: Option<usize>,

@@ -4,7 +4,7 @@
 use super::file::{changed, context, error, read_at_retry, read_full};
 use super::memory::first_nonzero_byte;
 use super::{ScanOptions, Strategy};
-use crate::kernels::{byte_table, mem::Aligned, pool};
+use ndsimd_kernels::{byte_table, mem::Aligned, pool};
 use std::fs::{self, File};
 use std::io;
 use std::path::Path;

@@ -2,10 +2,11 @@
 //! to read mid-scan (by injection into the one read function), `O_DIRECT` refusals.
 
 use super::file::{check_unchanged, map};
+use super::memory::POPULATE_STEP;
 use super::memory::{count_par, first_nonzero_byte_par};
 use super::pread::{open_direct, pread_count, pread_find, read_direct, Shards, DIRECT_ALIGN};
-use super::{count_byte, find_nonzero, LineIndex, ScanOptions, Strategy, POPULATE_STEP};
-use crate::kernels::pool;
+use super::{count_byte, find_nonzero, LineIndex, ScanOptions, Strategy};
+use ndsimd_kernels::pool;
 use std::fs::{self, File};
 use std::io;
 use std::path::PathBuf;

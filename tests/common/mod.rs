@@ -182,8 +182,8 @@ impl Drop for TempDir {
 #[cfg(target_os = "linux")]
 pub fn evicted(file: &std::fs::File) -> bool {
     file.sync_all().unwrap();
-    ndsimd::kernels::io::drop_cached(file).unwrap();
-    let map = ndsimd::kernels::io::Mapping::new(file).unwrap();
+    ndsimd_kernels::io::drop_cached(file).unwrap();
+    let map = ndsimd_kernels::io::Mapping::new(file).unwrap();
     let gone = !map.is_empty() && map.resident(0..map.len()).is_ok_and(|(r, _)| r == 0);
     if !gone {
         eprintln!("note: the temp dir's file system keeps its pages cached; cold case skipped");

@@ -314,7 +314,6 @@ const GEMV_PARALLEL_MIN: usize = 1 << 16;
 /// let (flops, _) = fma_peak::<f64>(ndsimd_kernels::active_tier(), 1000, 1.0).unwrap();
 /// assert!(flops >= 2 * 1000);
 /// ```
-#[doc(hidden)]
 pub fn fma_peak<T: GemmElement>(tier: Tier, iters: usize, x: T) -> Option<(u64, T)> {
     let k = T::kernel(tier)?;
     // SAFETY: `kernel` hands out a kernel only when the CPU has its tier.

@@ -184,14 +184,14 @@ fn settle(cmd: &str, file: &Path, opts: &mut ScanOptions) -> Result<(), ExitCode
             file.display()
         );
         // Linux only; elsewhere the signal keeps its default action.
-        let _ = ndsimd::kernels::io::exit_on_mapped_sigbus(&msg, 2);
+        let _ = ndsimd_kernels::io::exit_on_mapped_sigbus(&msg, 2);
     }
     Ok(())
 }
 
 /// The threads a scan with these options really uses.
 fn threads_used(opts: &ScanOptions) -> usize {
-    let pool = ndsimd::kernels::pool::current_num_threads();
+    let pool = ndsimd_kernels::pool::current_num_threads();
     opts.threads.map_or(pool, |n| n.min(ndsimd::num_threads()))
 }
 

@@ -175,7 +175,7 @@ fn our_case(op: &str, n: usize) -> Option<Case> {
     typed::<f64>(op, n)
 }
 
-fn typed<T: ndsimd::Element + ndsimd::kernels::gemm::GemmElement>(
+fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
     op: &str,
     n: usize,
 ) -> Option<Case> {

@@ -39,15 +39,15 @@ fn check_matmul<T: ndsimd::Element>(a: &Array<T>, b: &Array<T>, c: &Array<T>, wh
 /// operands in registers (`peak`), split over the pool the same way: the ratio is
 /// the fraction of the machine's FMA peak reached.
 pub fn matmuls(r: &mut Runner, threads: usize) {
-    use ndsimd::kernels::gemm::fma_peak;
-    let tier = ndsimd::kernels::active_tier();
-    fn case<T: ndsimd::Element + ndsimd::kernels::gemm::GemmElement>(
+    use ndsimd_kernels::gemm::fma_peak;
+    let tier = ndsimd_kernels::active_tier();
+    fn case<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
         r: &mut Runner,
         name: &str,
         (m, k, n): (usize, usize, usize),
         transpose_b: bool,
         threads: usize,
-        tier: ndsimd::kernels::Tier,
+        tier: ndsimd_kernels::Tier,
     ) {
         if !r.wants(name) {
             return;
@@ -85,7 +85,7 @@ pub fn matmuls(r: &mut Runner, threads: usize) {
                     .unwrap()
             },
             &mut || {
-                ndsimd::kernels::pool::run(parts, &|_| {
+                ndsimd_kernels::pool::run(parts, &|_| {
                     black_box(fma_peak::<T>(tier, rounds / parts, black_box(T::one())));
                 })
             },
@@ -152,7 +152,7 @@ pub fn matmuls(r: &mut Runner, threads: usize) {
             "peak",
             &mut || a.matmul_into(&x, 1.0, 0.0, black_box(&mut c)).unwrap(),
             &mut || {
-                ndsimd::kernels::pool::run(parts, &|_| {
+                ndsimd_kernels::pool::run(parts, &|_| {
                     black_box(fma_peak::<f64>(tier, rounds / parts, black_box(1.0)));
                 })
             },

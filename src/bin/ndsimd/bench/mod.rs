@@ -2,7 +2,7 @@
 //! and judged against this machine's limit where the anchor is one.
 //!
 //! Anchors: for a kernel, the *ceiling* loop of the active tier that moves the same
-//! bytes with no real arithmetic (`ndsimd::kernels::ceiling`): one read for a
+//! bytes with no real arithmetic (`ndsimd_kernels::ceiling`): one read for a
 //! reduction, two reads and a write for a binary op, a read and a write for a unary
 //! op. Its time over ours is the fraction of the machine's bandwidth (of the cache
 //! level the data fits in) the op reaches. For GEMM, the micro-kernel's own
@@ -23,8 +23,8 @@ mod runner;
 mod scans;
 mod single;
 
-use ndsimd::kernels::ceiling::ceilings;
 use ndsimd::Array;
+use ndsimd_kernels::ceiling::ceilings;
 use runner::Runner;
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -196,7 +196,7 @@ fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
 /// parallel op that reads those slices once.
 fn pool_read(slices: &[&[f64]], parts: usize) {
     let c = ceilings();
-    ndsimd::kernels::pool::run(parts, &|i| {
+    ndsimd_kernels::pool::run(parts, &|i| {
         for s in slices {
             let (a, b) = (i * s.len() / parts, (i + 1) * s.len() / parts);
             black_box((c.read_f64)(&s[a..b]));

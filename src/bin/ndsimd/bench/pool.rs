@@ -15,8 +15,8 @@ pub fn parallel(r: &mut Runner, threads: usize) {
     // runs the virtual CPUs on one core's two hardware threads, as cloud VMs' hosts
     // do at times (then no two-thread figure of the same run can pass ~1).
     if r.wants("fma all threads") {
-        use ndsimd::kernels::gemm::fma_peak;
-        let tier = ndsimd::kernels::active_tier();
+        use ndsimd_kernels::gemm::fma_peak;
+        let tier = ndsimd_kernels::active_tier();
         let rounds = 1 << 18;
         let (per_round, _) = fma_peak::<f64>(tier, 1, 1.0).unwrap();
         r.row(
@@ -25,7 +25,7 @@ pub fn parallel(r: &mut Runner, threads: usize) {
             (per_round * rounds as u64) as usize * threads,
             "1 thread",
             &mut || {
-                ndsimd::kernels::pool::run(threads, &|_| {
+                ndsimd_kernels::pool::run(threads, &|_| {
                     black_box(fma_peak::<f64>(tier, rounds, black_box(1.0)));
                 })
             },
@@ -44,7 +44,7 @@ pub fn parallel(r: &mut Runner, threads: usize) {
             a.add_into(&b, &mut out).unwrap();
             let want: Vec<f64> = sa.iter().zip(sb).map(|(x, y)| x + y).collect();
             same(out.as_slice().unwrap(), &want, "par add_into");
-            let pieces = ndsimd::kernels::par::pieces(n, 1 << 14);
+            let pieces = ndsimd_kernels::par::pieces(n, 1 << 14);
             r.row(
                 "par add_into",
                 n,
@@ -52,7 +52,7 @@ pub fn parallel(r: &mut Runner, threads: usize) {
                 &anchor,
                 &mut || a.add_into(&b, black_box(&mut out)).unwrap(),
                 &mut || {
-                    ndsimd::kernels::par::for_each_piece_mut(
+                    ndsimd_kernels::par::for_each_piece_mut(
                         black_box(&mut *scratch),
                         pieces,
                         8,
@@ -70,7 +70,7 @@ pub fn parallel(r: &mut Runner, threads: usize) {
                 (a.sum() - exact).abs() <= n as f64 * f64::EPSILON * exact,
                 "bench par sum"
             );
-            let pieces = ndsimd::kernels::par::pieces(n, 1 << 14).min(64);
+            let pieces = ndsimd_kernels::par::pieces(n, 1 << 14).min(64);
             let mut parts = [0u64; 64];
             r.row(
                 "par sum",
@@ -81,13 +81,13 @@ pub fn parallel(r: &mut Runner, threads: usize) {
                     black_box(a.sum());
                 },
                 &mut || {
-                    ndsimd::kernels::par::for_each_piece_mut(
+                    ndsimd_kernels::par::for_each_piece_mut(
                         &mut parts[..pieces],
                         pieces,
                         1,
                         |i, slot| {
-                            let p0 = ndsimd::kernels::par::piece_start(n, pieces, 64, i);
-                            let p1 = ndsimd::kernels::par::piece_start(n, pieces, 64, i + 1);
+                            let p0 = ndsimd_kernels::par::piece_start(n, pieces, 64, i);
+                            let p1 = ndsimd_kernels::par::piece_start(n, pieces, 64, i + 1);
                             slot[0] = (c.read_f64)(&sa[p0..p1]);
                         },
                     );
@@ -115,12 +115,12 @@ pub fn parallel(r: &mut Runner, threads: usize) {
         // be a free hand-off with no slowdown from running side by side; the
         // speed-up over one thread is at most twice this.
         if n == 1 << 14 && threads == 2 && r.wants("pool split sum") {
-            let k = <f64 as ndsimd::kernels::KernelElement>::table().sum;
+            let k = <f64 as ndsimd_kernels::KernelElement>::table().sum;
             let half = n / 2;
             let split = || {
                 let mut parts = [0.0f64; 2];
                 // By value, as the drivers pass theirs (`pool::run_copy`).
-                ndsimd::kernels::par::for_each_piece_mut(&mut parts, 2, 1, move |i, slot| {
+                ndsimd_kernels::par::for_each_piece_mut(&mut parts, 2, 1, move |i, slot| {
                     slot[0] = k(&sa[i * half..(i + 1) * half]);
                 });
                 parts[0] + parts[1]
@@ -247,7 +247,7 @@ fn axes(r: &mut Runner, threads: usize) {
         let want: Vec<f64> = (0..n).map(|i| sm[i] + sr[i % cols]).collect();
         same(out.as_slice().unwrap(), &want, "par row broadcast into");
         let mut scratch = Scratch(fresh(vec![0.0f64; n]));
-        let pieces = ndsimd::kernels::par::pieces(n, 1 << 14);
+        let pieces = ndsimd_kernels::par::pieces(n, 1 << 14);
         r.row(
             "par row broadcast into",
             n,
@@ -255,7 +255,7 @@ fn axes(r: &mut Runner, threads: usize) {
             &anchor,
             &mut || m.add_into(&row, black_box(&mut out)).unwrap(),
             &mut || {
-                ndsimd::kernels::par::for_each_piece_mut(
+                ndsimd_kernels::par::for_each_piece_mut(
                     black_box(&mut *scratch),
                     pieces,
                     8,

@@ -13,7 +13,7 @@ pub fn scans(r: &mut Runner, threads: usize) {
     // text and haystack were once plain `Vec`s on 4 KiB pages against an anchor on
     // huge pages: at 64 MiB the scans then ran 0.81-0.91 of the "ceiling", the
     // difference being the page walks.)
-    use ndsimd::kernels::mem::Aligned;
+    use ndsimd_kernels::mem::Aligned;
     for bytes in [1usize << 20, 64 << 20] {
         let words = bytes / 8;
         let mut anchor = Aligned::filled(words, 0.0f64);

@@ -325,7 +325,7 @@ pub fn single(r: &mut Runner) {
 /// the default threshold (`stream_min`, printed with the rows). The threshold is
 /// restored after each row.
 pub fn streamed(r: &mut Runner) {
-    use ndsimd::kernels::stream::{set_stream_min, stream_min};
+    use ndsimd_kernels::stream::{set_stream_min, stream_min};
     let default = stream_min();
     for n in [1 << 20, 1 << 21, 1 << 22, 1 << 23] {
         if !r.wants("add_into streamed") {
