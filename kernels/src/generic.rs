@@ -108,61 +108,90 @@ unsafe fn load_upto<V: FloatVector>(p: *const V::T, r: usize, fill: V::T) -> V {
     }
 }
 
-/// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit: the sum block by
-/// block ([`scalar::block_len`]), each in the canonical lane order, the blocks added
-/// pairwise; the product as one block.
+/// [`canonical`] block by block ([`scalar::block_len`] elements each, the last one
+/// short), the block results added pairwise ([`scalar::Pairwise`]): the order of
+/// [`scalar::sum`]. `step` takes offsets into the whole operand.
+///
+/// The blocks are direct calls, not a closure handed to a driver: a closure does
+/// not get the calling function's target features, so a closure too big to inline
+/// would call every vector method out of line.
+#[inline(always)]
+unsafe fn blocked<V: FloatVector>(
+    n: usize,
+    identity: V::T,
+    step: impl Fn(V, usize, usize) -> V,
+    op: impl Fn(V, V) -> V + Copy,
+    op1: impl Fn(V::T, V::T) -> V::T + Copy,
+) -> V::T {
+    // SAFETY: `V`'s features are present; each block passes `step` offsets inside
+    // `0..n`, as `canonical` does for the whole.
+    unsafe {
+        let b = scalar::block_len::<V::T>();
+        if n <= b {
+            return canonical::<V>(n, identity, &step, op, op1);
+        }
+        let mut p = scalar::Pairwise::new(V::T::NEG_ZERO);
+        let mut i = 0;
+        while i + b <= n {
+            // A constant length: the block's loop is unrolled flat.
+            p.push(canonical::<V>(
+                b,
+                identity,
+                |acc, j, r| step(acc, i + j, r),
+                op,
+                op1,
+            ));
+            i += b;
+        }
+        if i < n {
+            let last = canonical::<V>(n - i, identity, |acc, j, r| step(acc, i + j, r), op, op1);
+            p.push(last);
+        }
+        p.finish()
+    }
+}
+
+/// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit: the sum in
+/// [`blocked`] order, the product as one block.
 #[inline(always)]
 pub(crate) unsafe fn sum<V: FloatVector, const PROD: bool>(a: &[V::T]) -> V::T {
-    // SAFETY: `V`'s features are present; every block is `at..at + len` inside `a`,
-    // and `canonical` steps at `i` with `i + r <= len`, so `load_upto` reads inside `a`.
+    // SAFETY: `V`'s features are present; `canonical` and `blocked` step at `at`
+    // with `at + r <= a.len()`, so `load_upto` reads inside `a`.
     unsafe {
         let identity = if PROD { V::T::ONE } else { V::T::NEG_ZERO };
         let op = |x, y| if PROD { V::mul(x, y) } else { V::add(x, y) };
         let op1 = |x, y| if PROD { x * y } else { x + y };
         let p = a.as_ptr();
-        let block = |at: usize, len: usize| {
-            let p = p.add(at);
-            let step = |acc, i: usize, r| op(acc, load_upto::<V>(p.add(i), r, identity));
-            // A whole block has a constant length, so its loop is unrolled flat.
-            if len == scalar::block_len::<V::T>() {
-                canonical::<V>(scalar::block_len::<V::T>(), identity, step, op, op1)
-            } else {
-                canonical::<V>(len, identity, step, op, op1)
-            }
-        };
+        let step = |acc, at: usize, r| op(acc, load_upto::<V>(p.add(at), r, identity));
         let r = if PROD {
-            block(0, a.len())
+            canonical::<V>(a.len(), identity, step, op, op1)
         } else {
-            scalar::blocked(a.len(), block)
+            blocked::<V>(a.len(), identity, step, op, op1)
         };
         scalar::first_nan(r, a)
     }
 }
 
-/// [`scalar::dot`] bit for bit: block by block in the canonical lane order, each
-/// product rounded and then added (the missing lanes of the last vector are
-/// `0 * -0 = -0`, which leaves an accumulator lane as it was), the blocks pairwise.
+/// [`scalar::dot`] bit for bit: [`blocked`] order, each product rounded and then
+/// added (the missing lanes of the last vector are `0 * -0 = -0`, which leaves an
+/// accumulator lane as it was).
 #[inline(always)]
 pub(crate) unsafe fn dot<V: FloatVector>(a: &[V::T], b: &[V::T]) -> V::T {
     // SAFETY: as in `sum`, for `a` and `b` of the same length.
     unsafe {
         assert!(a.len() == b.len(), "kernel length mismatch");
         let (pa, pb) = (a.as_ptr(), b.as_ptr());
-        let block = |at: usize, len: usize| {
-            let (pa, pb) = (pa.add(at), pb.add(at));
-            let step = |acc, i: usize, r| {
-                let x = load_upto::<V>(pa.add(i), r, V::T::ZERO);
-                let y = load_upto::<V>(pb.add(i), r, V::T::NEG_ZERO);
+        blocked::<V>(
+            a.len(),
+            V::T::NEG_ZERO,
+            |acc, at, r| {
+                let x = load_upto::<V>(pa.add(at), r, V::T::ZERO);
+                let y = load_upto::<V>(pb.add(at), r, V::T::NEG_ZERO);
                 V::add(acc, V::mul(x, y))
-            };
-            let (op, op1) = (|x, y| V::add(x, y), |x: V::T, y| x + y);
-            if len == scalar::block_len::<V::T>() {
-                canonical::<V>(scalar::block_len::<V::T>(), V::T::NEG_ZERO, step, op, op1)
-            } else {
-                canonical::<V>(len, V::T::NEG_ZERO, step, op, op1)
-            }
-        };
-        scalar::blocked(a.len(), block)
+            },
+            |x, y| V::add(x, y),
+            |x, y| x + y,
+        )
     }
 }
 
