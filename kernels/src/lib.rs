@@ -39,8 +39,8 @@
 //! in `x86/avx512.rs`).
 //!
 //! The `fma` of the scalar and SSE2 tiers is the C library's software fma (correct,
-//! slow); `dot` is [`scalar::dot`] there and the fused [`scalar::dot_fused`] on AVX2,
-//! AVX-512 and NEON.
+//! slow); `dot` is [`scalar::dot`] on every tier (each product rounded, so the bits do
+//! not depend on FMA hardware).
 
 #![warn(missing_docs)]
 // Every unsafe operation sits in an `unsafe` block with its `SAFETY:` line, inside
@@ -156,9 +156,8 @@ pub struct CmpOp<T> {
 ///
 /// The elementwise kernels, `maximum`/`minimum`, the comparisons, `max`/`min` and
 /// `argmax`/`argmin` are bit-identical to [`scalar`] on every tier. `sum`, `prod`
-/// and `dot` follow the canonical lane order documented in [`scalar`] (so they are
-/// bit-identical across tiers too, except that `dot` fuses the multiply-add where
-/// the tier has FMA: see [`scalar::dot_fused`]).
+/// and `dot` follow the canonical order documented in [`scalar`] (blocks in a fixed
+/// lane order, added pairwise), so they are bit-identical across tiers too.
 pub struct Table<T: 'static> {
     /// The tier these kernels were compiled for.
     pub tier: Tier,
@@ -196,7 +195,7 @@ pub struct Table<T: 'static> {
     pub gt: CmpOp<T>,
     /// `>=`
     pub ge: CmpOp<T>,
-    /// Sum in the canonical lane order ([`scalar::sum`]); `-0.0` for an empty slice
+    /// Sum in the canonical order ([`scalar::sum`]); `-0.0` for an empty slice
     /// (the caller maps an empty sum to NumPy's `+0.0`)
     pub sum: fn(a: &[T]) -> T,
     /// Product in the canonical lane order ([`scalar::prod`]); `1.0` for an empty slice
@@ -211,7 +210,7 @@ pub struct Table<T: 'static> {
     pub argmax: fn(a: &[T]) -> Option<usize>,
     /// Index of the first smallest element, or of the first NaN; `None` when empty
     pub argmin: fn(a: &[T]) -> Option<usize>,
-    /// `sum(a[i] * b[i])` in the canonical lane order (fused on FMA tiers)
+    /// `sum(a[i] * b[i])` in the canonical order ([`scalar::dot`]), each product rounded
     pub dot: fn(a: &[T], b: &[T]) -> T,
 }
 

@@ -85,7 +85,7 @@ macro_rules! autovec_fma {
 }
 
 /// The hand-written float kernels of a tier: `sum`, `prod`, `max`, `min`, `argmax`,
-/// `argmin` and `dot` (`$dot`: `generic::dot`, or `generic::dot_fused` on an ISA with
+/// `argmin` and `dot` (`$dot`: `generic::dot` on every ISA, so the bits do not depend on
 /// FMA), [`crate::generic`] instantiated with the vectors of the [`crate::vector::Isa`]
 /// `$isa`.
 macro_rules! handwritten_floats {

@@ -52,6 +52,31 @@ fn pieces_for(len: usize, min_piece: usize, threads: usize) -> usize {
     }
 }
 
+/// The piece length (in elements) that cuts a pairwise sum of `len` elements in
+/// blocks of `block` ([`crate::scalar::block_len`]) into whole subtrees of its tree:
+/// a power of two of blocks, the pieces `i * piece..(i + 1) * piece` (the last one
+/// short), at least `want` of them where there are that many blocks and at most
+/// `max`. Each piece summed alone is its subtree's value, so the piece sums added
+/// with [`crate::scalar::pairwise`] give the same bits as one call over the whole,
+/// whatever the thread count.
+///
+/// ```
+/// use ndsimd_kernels::par::tree_piece_len;
+/// assert_eq!(tree_piece_len(1 << 20, 256, 8, 64), 1 << 17); // 8 pieces of 512 blocks
+/// assert_eq!(tree_piece_len(1000, 256, 8, 64), 256); // 4 blocks: one each
+/// ```
+pub fn tree_piece_len(len: usize, block: usize, want: usize, max: usize) -> usize {
+    let blocks = len.div_ceil(block.max(1)).max(1);
+    let mut per = 1usize;
+    while blocks.div_ceil(per * 2) >= want.max(1) {
+        per *= 2;
+    }
+    while blocks.div_ceil(per) > max.max(1) {
+        per *= 2;
+    }
+    per * block.max(1)
+}
+
 /// Where piece `i` of `len` elements cut into `pieces` starts (piece `pieces`
 /// "starts" at `len`): nearly equal pieces, each starting at a multiple of `align`
 /// elements. Piece `i` is `piece_start(i)..piece_start(i + 1)`; the same cut as
@@ -391,6 +416,34 @@ mod tests {
                 want,
                 "len {len} min {min} threads {t}"
             );
+        }
+    }
+
+    #[test]
+    fn tree_pieces_are_whole_subtrees() {
+        // (len, want, max) -> piece length, block 256
+        for (len, want, max, piece) in [
+            (1 << 20, 8, 64, 1 << 17),
+            ((1 << 20) + 1, 8, 64, 1 << 17), // 9 pieces, the last of one element
+            (3 << 18, 8, 64, 1 << 16),       // 12 pieces: whole powers of two only
+            (1 << 20, 2, 64, 1 << 19),
+            (100, 8, 64, 256),
+            (1 << 30, 8, 4, 1 << 28),
+        ] {
+            assert_eq!(
+                tree_piece_len(len, 256, want, max),
+                piece,
+                "len {len} want {want}"
+            );
+        }
+        // The piece sums added pairwise give one call's bits.
+        let a: Vec<f64> = (0..300_000).map(|i| 1.0 / (1.0 + i as f64)).collect();
+        let whole = crate::scalar::sum(&a);
+        for want in [2usize, 3, 8, 12] {
+            let piece = tree_piece_len(a.len(), 256, want, 64);
+            let parts: Vec<f64> = a.chunks(piece).map(crate::scalar::sum).collect();
+            let got = crate::scalar::pairwise(&parts, -0.0);
+            assert_eq!(got.to_bits(), whole.to_bits(), "want {want}");
         }
     }
 

@@ -40,10 +40,13 @@
 //!
 //! # Results, against NumPy and the whole-array reductions
 //!
-//! * `sum`: starts from `+0` (so a sum of `-0`s is `+0`, as NumPy). Along a lane it is
-//!   the kernel's canonical lane-parallel order; along slabs it is sequential in axis
-//!   order (`((0 + x0) + x1) + ..`), exact on integer data that fits the mantissa and
-//!   within `n·ε·Σ|x|` otherwise. NumPy sums lanes pairwise, so the last bits may differ.
+//! * `sum`: starts from `+0` (so a sum of `-0`s is `+0`, as NumPy). Along a lane (a
+//!   contiguous axis) it is the whole-array kernel's blocked pairwise order, with
+//!   its bound (see [`sum`](crate::ArrayBase::sum)); along slabs it is sequential in
+//!   axis order (`((0 + x0) + x1) + ..`), as NumPy's along a non-contiguous axis,
+//!   exact on integer data that fits the mantissa and within `n·u·Σ|x|` otherwise
+//!   (`u` = 2⁻⁵³ for `f64`, 2⁻²⁴ for `f32`). NumPy's pairwise blocks differ from
+//!   ours, so the last bits may differ.
 //! * `prod`: `1 · x0 · x1 · ..` in the same orders. `mean` is `sum / n` (NaN for an
 //!   empty axis, as NumPy).
 //! * `max`/`min`: the first NaN along the axis (its bits) if there is one, else the
@@ -680,8 +683,10 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// under `keepdims`. An empty axis sums to `0`.
     ///
     /// Along a contiguous axis each sum is the whole-array kernel's (see
-    /// [`sum`](Self::sum)); along any other axis the rows are added in axis order.
-    /// Exact on integer-valued data that fits the mantissa, else within `n·ε·Σ|x|`.
+    /// [`sum`](Self::sum): blocked pairwise, the same bits on every tier and thread
+    /// count); along any other axis the rows are added in axis order (as NumPy's
+    /// along such an axis), within `n·u·Σ|x|` (`u` = 2⁻⁵³ for `f64`, 2⁻²⁴ for
+    /// `f32`). Exact on integer-valued data that fits the mantissa.
     /// Errors with [`Error::AxisOutOfRange`] (a 0-D array has no axis).
     ///
     /// ```

@@ -451,12 +451,14 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// NumPy's `np.vdot` for real arrays: both flattened (row-major), the sum of
     /// their products, as a scalar. The two must have one number of elements.
     ///
-    /// Accumulated lane-parallel in the same fixed order as [`sum`](Self::sum)
-    /// (fused multiply-adds where the CPU has FMA), within
-    /// `(n/L + log2 L + 2)·ε·Σ|a·b|` of the exact value, exact on small
-    /// integer-valued data; `+0.0` when empty. From 32Ki elements it runs on the
-    /// pool, each piece in that order and the pieces added in order: the grouping,
-    /// not the bound, depends on the thread count.
+    /// Accumulated in the same blocked pairwise order as [`sum`](Self::sum), each
+    /// product rounded before it is added (no fused multiply-add on any tier), so
+    /// the bits are the same on every CPU tier and for every thread count (from
+    /// 32Ki elements it runs on the pool, cut on whole subtrees of the order).
+    /// Within `(9 + log2 L + ⌈log2(n/B)⌉)·u·Σ|a·b|` of the exact value (`u` the
+    /// unit roundoff, `2⁻⁵³` for `f64` and `2⁻²⁴` for `f32`; `L`, `B` as for
+    /// `sum`), exact on small integer-valued data; `+0.0` when empty. Which NaN a
+    /// NaN result carries is not fixed.
     ///
     /// ```
     /// use ndsimd::Array;

@@ -5,7 +5,7 @@
 //! (the tiers without a hand-written kernel are these functions compiled with the
 //! tier's target features), but each stays the readable statement of its rule.
 //!
-//! # The canonical lane order of `sum`, `prod` and `dot`
+//! # The canonical order of `sum`, `prod` and `dot`
 //!
 //! A reduction keeps `L = 256 / size_of::<T>()` partial results ([`Arith::CANONICAL_LANES`]:
 //! 32 for `f64`, 64 for `f32`), each starting at the identity (`-0.0` for sums, the
@@ -16,6 +16,25 @@
 //! and the result is `acc[0]`. Every tier follows this order, so a reduction gives the
 //! same bits on every tier (a SIMD kernel fills the lanes past a tail with the
 //! identity, which leaves them unchanged).
+//!
+//! `sum` and `dot` apply that lane order to blocks of [`BLOCK_BYTES`] (2 KiB:
+//! [`block_len`] is 256 `f64` or 512 `f32`, so each lane adds 8 elements of a block),
+//! and add the block results pairwise ([`Pairwise`]): the first `h` blocks, `h` the
+//! largest power of two below the block count, form a perfect binary tree, and the
+//! rest is summed the same way and added on the right. The tree depends only on the
+//! length, so any aligned run of `2^j` blocks (and the run from there to the end) is
+//! one of its subtrees: summed alone it gives the same bits, which is how a sum split
+//! over threads on such runs ([`crate::par::tree_piece_len`]) matches one thread's.
+//! Along any path of the tree at most `8 + log2 L + ceil(log2(n / block))` additions
+//! round, so the result is within that many `ε·Σ|x|` of the exact sum (`ε` the unit
+//! roundoff, `2^-53` for `f64` and `2^-24` for `f32`): no more than NumPy's pairwise
+//! summation (blocks of 128 on 8 accumulators, `≈ 19 + ceil(log2(n / 128))`).
+//! `prod` is one block of the lane order (a product's relative error does not depend
+//! on the grouping the way a sum's does).
+//!
+//! When the result of `sum` or `prod` is a NaN and some input is a NaN, the result is
+//! the first input NaN, quieted (NumPy's answer), on every tier; a NaN made by the
+//! arithmetic (`inf - inf`, `0 * inf`) is the hardware's default NaN.
 //!
 //! ```
 //! use ndsimd_kernels::scalar;
@@ -249,10 +268,12 @@ pub trait Arith:
     fn is_nan(self) -> bool;
     /// Whether the sign bit is set (`-0.0` and negative NaNs included).
     fn is_sign_negative(self) -> bool;
+    /// `self` with the quiet bit set (a NaN as an arithmetic operation returns it).
+    fn quieted(self) -> Self;
 }
 
 macro_rules! arith_impl {
-    ($t:ty, $sign:expr) => {
+    ($t:ty, $sign:expr, $quiet:expr) => {
         impl Arith for $t {
             const CANONICAL_LANES: usize = 256 / core::mem::size_of::<$t>();
             type Lanes = [$t; 256 / core::mem::size_of::<$t>()];
@@ -283,12 +304,16 @@ macro_rules! arith_impl {
             fn is_sign_negative(self) -> bool {
                 self.to_bits() & $sign != 0
             }
+            #[inline(always)]
+            fn quieted(self) -> $t {
+                <$t>::from_bits(self.to_bits() | $quiet)
+            }
         }
     };
 }
 
-arith_impl!(f32, 0x8000_0000u32);
-arith_impl!(f64, 0x8000_0000_0000_0000u64);
+arith_impl!(f32, 0x8000_0000u32, 0x0040_0000u32);
+arith_impl!(f64, 0x8000_0000_0000_0000u64, 0x0008_0000_0000_0000u64);
 
 binary_oracle!(
     /// `x + y`
@@ -403,22 +428,162 @@ fn reduce<T: Arith>(a: &[T], identity: T, op: impl Fn(T, T) -> T + Copy) -> T {
     fold(acc, op)
 }
 
-/// The sum in the canonical lane order (module docs); `-0.0` for an empty slice.
+/// Bytes of one block of the pairwise sum (module docs): 8 elements per lane.
+pub const BLOCK_BYTES: usize = 2048;
+
+/// Elements of `T` in one block of the pairwise sum: 256 for `f64`, 512 for `f32`.
+///
+/// ```
+/// assert_eq!(ndsimd_kernels::scalar::block_len::<f64>(), 256);
+/// ```
+#[inline(always)]
+pub const fn block_len<T>() -> usize {
+    BLOCK_BYTES / core::mem::size_of::<T>()
+}
+
+/// Pairwise addition of a stream of values in the fixed tree of the module docs:
+/// [`push`](Self::push) the leaves in order, then [`finish`](Self::finish). Two runs
+/// that push the leaves of one tree, or the sums of whole subtrees of it (aligned runs
+/// of `2^j` leaves, the last one possibly short), give the same bits.
+///
+/// ```
+/// use ndsimd_kernels::scalar::Pairwise;
+/// let mut p = Pairwise::new(-0.0f64);
+/// for x in [1.0, 2.0, 3.0] {
+///     p.push(x);
+/// }
+/// assert_eq!(p.finish(), 6.0); // 1 + 2, then + 3
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Pairwise<T> {
+    /// The roots of the finished perfect subtrees, largest first.
+    stack: [T; 64],
+    depth: usize,
+    count: u64,
+    identity: T,
+}
+
+impl<T: Copy + core::ops::Add<Output = T>> Pairwise<T> {
+    /// An empty sum, whose [`finish`](Self::finish) is `identity`.
+    #[inline(always)]
+    pub fn new(identity: T) -> Self {
+        Self {
+            stack: [identity; 64],
+            depth: 0,
+            count: 0,
+            identity,
+        }
+    }
+
+    /// Adds the next leaf: it closes one perfect subtree per trailing one bit of the
+    /// count so far (left operand the earlier subtree).
+    #[inline(always)]
+    pub fn push(&mut self, mut v: T) {
+        let mut c = self.count;
+        while c & 1 == 1 {
+            self.depth -= 1;
+            v = self.stack[self.depth] + v;
+            c >>= 1;
+        }
+        self.stack[self.depth] = v;
+        self.depth += 1;
+        self.count += 1;
+    }
+
+    /// The sum: the open subtrees added from the smallest (rightmost) up.
+    #[inline(always)]
+    pub fn finish(self) -> T {
+        let Some(top) = self.depth.checked_sub(1) else {
+            return self.identity;
+        };
+        let mut v = self.stack[top];
+        for &s in self.stack[..top].iter().rev() {
+            v = s + v;
+        }
+        v
+    }
+}
+
+/// The pairwise sum of `leaves` ([`Pairwise`]); `identity` when empty.
+///
+/// ```
+/// assert_eq!(ndsimd_kernels::scalar::pairwise(&[1.0f32, 2.0, 4.0], -0.0), 7.0);
+/// ```
+#[inline]
+pub fn pairwise<T: Copy + core::ops::Add<Output = T>>(leaves: &[T], identity: T) -> T {
+    let mut p = Pairwise::new(identity);
+    for &x in leaves {
+        p.push(x);
+    }
+    p.finish()
+}
+
+/// `block(start, len)` for the blocks of `n` elements ([`block_len`] each, the last
+/// one short), added pairwise; a single block (or none) is `block(0, n)` itself.
+#[inline(always)]
+pub(crate) fn blocked<T: Arith>(n: usize, mut block: impl FnMut(usize, usize) -> T) -> T {
+    let b = block_len::<T>();
+    if n <= b {
+        return block(0, n);
+    }
+    let mut p = Pairwise::new(T::NEG_ZERO);
+    let mut i = 0;
+    while i + b <= n {
+        p.push(block(i, b));
+        i += b;
+    }
+    if i < n {
+        p.push(block(i, n - i));
+    }
+    p.finish()
+}
+
+/// `r`, or the first NaN of `a` quieted when `r` is a NaN and `a` has one: the NaN
+/// rule of `sum` and `prod` (module docs). Out of line: it runs only on a NaN.
+#[inline(always)]
+pub(crate) fn first_nan<T: Arith>(r: T, a: &[T]) -> T {
+    #[cold]
+    #[inline(never)]
+    fn find<T: Arith>(r: T, a: &[T]) -> T {
+        a.iter().find(|x| x.is_nan()).map_or(r, |x| x.quieted())
+    }
+    if r.is_nan() {
+        find(r, a)
+    } else {
+        r
+    }
+}
+
+/// The sum in the canonical order (module docs): blocks in the lane order, added
+/// pairwise; `-0.0` for an empty slice.
 #[inline(always)]
 pub fn sum<T: Arith>(a: &[T]) -> T {
-    reduce(a, T::NEG_ZERO, |s, x| s + x)
+    let r = blocked(a.len(), |at, len| {
+        reduce(&a[at..at + len], T::NEG_ZERO, |s, x| s + x)
+    });
+    first_nan(r, a)
 }
 
 /// The product in the canonical lane order (module docs); `1.0` for an empty slice.
 #[inline(always)]
 pub fn prod<T: Arith>(a: &[T]) -> T {
-    reduce(a, T::ONE, |s, x| s * x)
+    first_nan(reduce(a, T::ONE, |s, x| s * x), a)
 }
 
-/// A canonical dot product, `step(acc, a[i], b[i])` into lane `i % CANONICAL_LANES`.
+/// `sum(a[i] * b[i])` in the canonical order of [`sum`], each product rounded before
+/// it is added (on every tier, so the bits do not depend on FMA hardware); `-0.0`
+/// for empty slices.
 #[inline(always)]
-fn dot_with<T: Arith>(a: &[T], b: &[T], step: impl Fn(T, T, T) -> T) -> T {
+pub fn dot<T: Arith>(a: &[T], b: &[T]) -> T {
     assert!(a.len() == b.len(), "kernel length mismatch");
+    blocked(a.len(), |at, len| {
+        dot_block(&a[at..at + len], &b[at..at + len])
+    })
+}
+
+/// One block of [`dot`]: `acc + a[i] * b[i]` into lane `i % CANONICAL_LANES`.
+#[inline(always)]
+fn dot_block<T: Arith>(a: &[T], b: &[T]) -> T {
     let mut acc = T::lanes(T::NEG_ZERO);
     let (ca, cb) = (
         a.chunks_exact(T::CANONICAL_LANES),
@@ -430,24 +595,10 @@ fn dot_with<T: Arith>(a: &[T], b: &[T], step: impl Fn(T, T, T) -> T) -> T {
     lb.as_mut()[..cb.remainder().len()].copy_from_slice(cb.remainder());
     for (x, y) in ca.chain([la.as_ref()]).zip(cb.chain([lb.as_ref()])) {
         for ((s, &x), &y) in acc.as_mut().iter_mut().zip(x).zip(y) {
-            *s = step(*s, x, y);
+            *s = *s + x * y;
         }
     }
     fold(acc, |s, x| s + x)
-}
-
-/// `sum(a[i] * b[i])` in the canonical lane order, each product rounded before it is
-/// added (the scalar and SSE2 tiers); `-0.0` for empty slices.
-#[inline(always)]
-pub fn dot<T: Arith>(a: &[T], b: &[T]) -> T {
-    dot_with(a, b, |s, x, y| s + x * y)
-}
-
-/// `sum(a[i] * b[i])` in the canonical lane order with each step fused,
-/// `acc = a[i].mul_add(b[i], acc)` (the tiers with FMA: AVX2, AVX-512, NEON).
-#[inline(always)]
-pub fn dot_fused<T: Arith>(a: &[T], b: &[T]) -> T {
-    dot_with(a, b, |s, x, y| x.mul_add(y, s))
 }
 
 /// The largest element: the first NaN (its exact bits) if there is one, else the
@@ -638,15 +789,75 @@ mod tests {
     }
 
     #[test]
-    fn dot_fused_rounds_once_per_step() {
+    fn dot_rounds_each_product() {
         let e = f64::EPSILON;
         // Lane 0 gets 1 * -1, then (1 + e) * (1 - e) = 1 - e^2: rounded, that product
-        // is 1 and the lane ends at 0; fused, the lane keeps -e^2.
+        // is 1 and the lane ends at 0 (fused, it would keep -e^2), on every tier.
         let (mut a, mut b) = (vec![0.0f64; 33], vec![0.0f64; 33]);
         (a[0], b[0], a[32], b[32]) = (1.0, -1.0, 1.0 + e, 1.0 - e);
-        assert_eq!(dot(&a, &b), 0.0);
-        assert_eq!(dot_fused(&a, &b), -e * e);
-        assert_eq!(dot_fused::<f64>(&[], &[]).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(dot(&a, &b).to_bits(), 0);
+    }
+
+    #[test]
+    fn blocks_are_added_pairwise() {
+        // 2^53 + 1 rounds to 2^53: where the 1s meet the big values shows the tree.
+        let big = 9007199254740992.0f64;
+        let b = block_len::<f64>();
+        // Five blocks: ((B0 + B1) + (B2 + B3)) + B4. Blocks 0 and 1 cancel exactly,
+        // and the 1s of blocks 2 and 3 add to 2 before they meet anything: the sum
+        // keeps both. Left to right across blocks, or with block 4 inside the perfect
+        // tree, they would be lost against 2^53.
+        let mut a = vec![0.0f64; 4 * b + 1];
+        (a[0], a[b], a[2 * b], a[3 * b], a[4 * b]) = (big, -big, 1.0, 1.0, big);
+        assert_eq!(sum(&a), big + 2.0);
+        // The tree of the whole equals the tree of its aligned halves.
+        let halves = [sum(&a[..4 * b]), sum(&a[4 * b..])];
+        assert_eq!(sum(&a).to_bits(), pairwise(&halves, -0.0).to_bits());
+        // A last short block is the right leaf: [big, 1, 1] as blocks B0 B1 B2 is
+        // (B0 + B1) + B2 = (2^53 + 1) + 1, both 1s lost one at a time.
+        let mut c = vec![0.0f64; 2 * b + 1];
+        (c[0], c[b], c[2 * b]) = (big, 1.0, 1.0);
+        assert_eq!(sum(&c), big);
+        assert_eq!(sum(&c[b..]), 2.0);
+    }
+
+    #[test]
+    fn pairwise_matches_the_recursive_tree() {
+        // tree(n) = perfect(h) + tree(n - h), h the largest power of two below n.
+        fn tree(x: &[f64]) -> f64 {
+            if x.len() == 1 {
+                return x[0];
+            }
+            let h = 1 << (x.len() - 1).ilog2();
+            tree(&x[..h]) + tree(&x[h..])
+        }
+        let vals: Vec<f64> = (0..40)
+            .map(|i| 1.0 / (3.0 + i as f64) * 1e15f64.powi(i % 3))
+            .collect();
+        for n in 1..vals.len() {
+            assert_eq!(
+                pairwise(&vals[..n], -0.0).to_bits(),
+                tree(&vals[..n]).to_bits(),
+                "{n}"
+            );
+        }
+        assert_eq!(pairwise::<f64>(&[], -0.0).to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn sum_and_prod_return_the_first_nan_quieted() {
+        let (nan1, nan2) = (
+            f64::from_bits(0x7ff0_0000_0000_0001), // signalling
+            f64::from_bits(0xfff8_0000_0000_0002),
+        );
+        for n in [3usize, 40, 300, 1000] {
+            let mut a = vec![1.0f64; n];
+            (a[1], a[n - 1]) = (nan1, nan2);
+            assert_eq!(sum(&a).to_bits(), 0x7ff8_0000_0000_0001, "{n}");
+            assert_eq!(prod(&a).to_bits(), 0x7ff8_0000_0000_0001, "{n}");
+            (a[1], a[n - 1]) = (nan2, nan1);
+            assert_eq!(sum(&a).to_bits(), nan2.to_bits(), "{n}");
+        }
     }
 
     #[test]

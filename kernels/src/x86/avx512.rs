@@ -80,11 +80,7 @@ autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs);
 pub use super::avx2::{div, sqrt};
 autovec_cmp!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; eq, ne, lt, le, gt, ge);
 autovec_fma!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma");
-handwritten_floats!(
-    "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma",
-    Avx512,
-    dot_fused
-);
+handwritten_floats!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", Avx512, dot);
 pub use super::avx2::nth_byte;
 
 /// `scalar::count_byte` over 64-byte vectors (`generic::count_byte` over [`Bytes`]):
