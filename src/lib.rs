@@ -21,6 +21,7 @@ mod element;
 mod error;
 mod fmt;
 mod info;
+mod interop;
 pub mod npy;
 mod ops;
 pub mod scan;

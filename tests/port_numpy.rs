@@ -205,6 +205,25 @@ fn run<T: Element + NpyElement>(
             let y = Array::from_elem(&[], f(p)?);
             one(where_(&conds[0], &views[0], &y))
         }
+        "isclose" => {
+            let (rt, at) = (f(parts[0])?, f(parts[1])?);
+            let en = parts[2] == "True";
+            // Scaled as the generator did (to get pairs just inside or outside).
+            let k = f(parts[3])?;
+            let y = views[1].mapv(|x| x * k);
+            let got = || -> Result<Out, String> {
+                let r = views[0].isclose(&y, rt, at, en).map_err(e)?;
+                let all = views[0].allclose(&y, rt, at).map_err(e)?;
+                if !en && all != r.iter().all(|&b| b) {
+                    return Err(format!("allclose {all} disagrees with isclose {r:?}"));
+                }
+                Ok(vec![(
+                    r.shape().to_vec(),
+                    r.iter().map(|&b| b as u8 as f64).collect(),
+                )])
+            };
+            got()
+        }
         "concatenate" => one(concatenate(views, p.parse().unwrap())),
         "stack" => one(stack(views, p.parse().unwrap())),
         "vstack" => one(vstack(views)),
@@ -257,9 +276,10 @@ fn case<T: Element + NpyElement>(cols: &[&str]) -> R {
         return Err(format!("{} results, NumPy has {}", got.len(), want.len()));
     }
     for ((shape, vals), file) in got.iter().zip(want) {
-        let w = match load::<f64>(file) {
-            Ok(w) => w,
-            Err(_) => load::<T>(file)?.mapv(|x| x.to_f64().unwrap()),
+        let w = match (load::<f64>(file), load::<bool>(file)) {
+            (Ok(w), _) => w,
+            (_, Ok(b)) => b.mapv(|x| x as u8 as f64),
+            _ => load::<T>(file)?.mapv(|x| x.to_f64().unwrap()),
         };
         if shape.as_slice() != w.shape() {
             return Err(format!("shape {shape:?}, NumPy {:?}", w.shape()));

@@ -187,6 +187,12 @@ for dt in ["f64", "f32"]:
             b = values(bshape, dt)
             bc, bv = inp(b)
             case("zip_map", dt, [(c, v), (bc, bv)], "-", lambda x, y: x - 2 * y)
+            for tol in ["1e-05;1e-08;False", "0.5;1.0;True", "0.0;0.0;False"]:
+                rt, at, en = tol.split(";")
+                case("isclose", dt, [(c, v), (bc, bv)], tol + ";1",
+                     lambda x, y: np.isclose(x, y, float(rt), float(at), en == "True"))
+                case("isclose", dt, [(c, v), (c, v)], tol + ";1.0000001",
+                     lambda x, y: np.isclose(x, y * DT[dt](1.0000001), float(rt), float(at), en == "True"))
             cond = rng.random(bshape) < 0.5
             case("where", dt, [inp(cond), (c, v), (bc, bv)], "-", lambda c, x, y: np.where(c, x, y))
             case("where_scalar", dt, [inp(cond), (c, v)], "2.5", lambda c, x: np.where(c, x, DT[dt](2.5)))
