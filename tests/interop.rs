@@ -2,7 +2,7 @@
 //! ndarray: every conversion must hand over the same memory, so the tests compare
 //! the first element's pointer on both sides, on every layout.
 
-use ndsimd::{s, Array, ArrayView, ArrayViewMut};
+use ndsimd::{ArrayView, ArrayViewMut};
 
 #[test]
 fn from_slice_borrows_and_checks() {
@@ -44,6 +44,7 @@ fn from_slice_borrows_and_checks() {
 #[cfg(feature = "ndarray")]
 mod nd {
     use super::*;
+    use ndsimd::{s, Array};
 
     fn layouts(a: &Array<f64>) -> Vec<ArrayView<'_, f64>> {
         vec![
