@@ -53,27 +53,30 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
     pub fn take<I: ToPrimitive + Copy>(&self, indices: &[I], axis: isize) -> Result<Array<T>> {
         let ax = normalize_axis(axis, self.ndim())?;
         let n = self.shape()[ax];
-        let idx = resolve_indices(indices, ax, n)?;
+        let k = indices.len();
         let mut shape = self.shape().to_vec();
-        shape[ax] = idx.len();
+        shape[ax] = k;
         let outer = prod(&self.shape()[..ax]);
         let inner = prod(&self.shape()[ax + 1..]);
         let mut out = try_filled(&shape, T::default())?;
         let dst = out.payload_mut();
         if dst.is_empty() {
+            // Nothing to take, but the indices must still be valid.
+            resolve_indices(indices, ax, n)?;
             return Ok(Array::from_aligned(&shape, out));
         }
         let v = self.view();
         let src = standard(&v);
-        let k = idx.len();
         if inner == 1 {
+            // Each index resolved as it is used: one pass over the indices.
             for (o, drow) in dst.chunks_exact_mut(k).enumerate() {
                 let srow = &src[o * n..(o + 1) * n];
-                for (d, &i) in drow.iter_mut().zip(&idx) {
-                    *d = srow[i];
+                for (d, &i) in drow.iter_mut().zip(indices) {
+                    *d = srow[resolve_one(i, ax, n)?];
                 }
             }
         } else {
+            let idx = resolve_indices(indices, ax, n)?;
             for (o, dblock) in dst.chunks_exact_mut(k * inner).enumerate() {
                 let sblock = &src[o * n * inner..(o + 1) * n * inner];
                 for (drow, &i) in dblock.chunks_exact_mut(inner).zip(&idx) {
@@ -214,25 +217,29 @@ pub(crate) fn resolve_indices<I: ToPrimitive + Copy>(
     ax: usize,
     n: usize,
 ) -> Result<Vec<usize>> {
-    indices
-        .iter()
-        .map(|&i| {
-            let bad = || {
-                let shown = i
-                    .to_i128()
-                    .map_or_else(|| "?".to_string(), |v| v.to_string());
-                Error::InvalidArgument(format!(
-                    "index {shown} is out of bounds for axis {ax} with size {n}"
-                ))
-            };
-            let v = i.to_i128().ok_or_else(bad)?;
-            let r = if v < 0 { v + n as i128 } else { v };
-            if r < 0 || r >= n as i128 {
-                return Err(bad());
-            }
-            Ok(r as usize)
-        })
-        .collect()
+    indices.iter().map(|&i| resolve_one(i, ax, n)).collect()
+}
+
+/// One index resolved against an axis of length `n` (see [`resolve_indices`]).
+#[inline(always)]
+fn resolve_one<I: ToPrimitive + Copy>(i: I, ax: usize, n: usize) -> Result<usize> {
+    if let Some(v) = i.to_i64() {
+        let r = if v < 0 { v.wrapping_add(n as i64) } else { v };
+        if (r as u64) < n as u64 {
+            return Ok(r as usize);
+        }
+    }
+    Err(index_error(i, ax, n))
+}
+
+#[cold]
+fn index_error<I: ToPrimitive>(i: I, ax: usize, n: usize) -> Error {
+    let shown = i
+        .to_i128()
+        .map_or_else(|| "?".to_string(), |v| v.to_string());
+    Error::InvalidArgument(format!(
+        "index {shown} is out of bounds for axis {ax} with size {n}"
+    ))
 }
 
 /// NumPy's `where(cond, x, y)`: `x` where `cond` is true, else `y`, with all
