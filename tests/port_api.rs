@@ -123,49 +123,79 @@ fn var_is_accurate_far_from_zero() {
     assert_eq!(a.var_axis(0, 1, false).unwrap().to_vec(), vec![5.0 / 3.0]);
 }
 
-/// Where the panic of `f` is reported (file name and line), via a panic hook.
-fn panic_location(f: impl FnOnce() + std::panic::UnwindSafe) -> (String, u32) {
-    use std::sync::{Arc, Mutex};
-    let seen = Arc::new(Mutex::new(None));
-    let s2 = Arc::clone(&seen);
-    let old = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if let Some(l) = info.location() {
-            *s2.lock().unwrap() = Some((l.file().to_string(), l.line()));
-        }
-    }));
-    let r = std::panic::catch_unwind(f);
-    std::panic::set_hook(old);
-    assert!(r.is_err(), "no panic");
-    let got = seen.lock().unwrap().take().expect("a location");
-    got
+/// NumPy's stable order by comparisons: NaN last, `-0.0 == 0.0`, ties in input order.
+fn reference_argsort(v: &[f64]) -> Vec<usize> {
+    let mut i: Vec<usize> = (0..v.len()).collect();
+    i.sort_by(|&a, &b| match (v[a].is_nan(), v[b].is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => v[a].partial_cmp(&v[b]).unwrap(),
+    });
+    i
 }
 
 #[test]
-fn operator_and_index_panics_report_the_callers_line() {
-    // `line!()` in the expansion is the invocation's line, where `$e` is too.
-    macro_rules! at {
-        ($e:expr) => {
-            (
-                Box::new(|| {
-                    let _ = $e;
-                }) as Box<dyn FnOnce() + std::panic::UnwindSafe>,
-                line!(),
-            )
-        };
-    }
-    let (a, b) = (grid(&[2, 3]), grid(&[4]));
-    let cases = vec![
-        at!(&a + &b),
-        at!(a.clone() * &b),
-        at!(a.view() - b.clone()),
-        at!(std::ops::AddAssign::add_assign(&mut a.clone(), &b)),
-        at!(a.get(&[1])),
-        at!(a.clone().get_mut(&[1, 1, 1]).is_some()),
+fn long_lanes_argsort_as_the_comparison_order() {
+    // Long lanes take the radix path: the same order as the comparison sort,
+    // on every special value, in f64 and f32, flat and along both axes.
+    let special = [
+        f64::NAN,
+        -f64::NAN,
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        5e-324,
+        -5e-324,
+        f64::MAX,
+        f64::MIN,
+        1.0,
+        -1.0,
     ];
-    for (f, line) in cases {
-        let (file, l) = panic_location(f);
-        assert!(file.ends_with("port_api.rs"), "{file}:{l}");
-        assert_eq!(l, line, "{file}");
+    let mut s: u64 = 0x9E3779B97F4A7C15;
+    for n in [256, 257, 1000, 100_000] {
+        let v: Vec<f64> = (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                match s % 4 {
+                    0 => special[(s >> 8) as usize % special.len()],
+                    1 => ((s >> 8) % 16) as f64 - 8.0,
+                    _ => f64::from_bits(s >> 2) * if s & 2 == 0 { 1.0 } else { -1.0 },
+                }
+            })
+            .collect();
+        let a = Array::from_vec(v.clone());
+        assert_eq!(a.argsort().into_vec(), reference_argsort(&v), "f64 n={n}");
+        let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+        let a32 = Array::from_vec(v32.clone());
+        let as64: Vec<f64> = v32.iter().map(|&x| x as f64).collect();
+        assert_eq!(
+            a32.argsort().into_vec(),
+            reference_argsort(&as64),
+            "f32 n={n}"
+        );
+        if n % 2 == 0 {
+            let m = ndsimd::ArrayView::from_slice(&v, &[2, n / 2]).unwrap();
+            let by0 = m.argsort_axis(0).unwrap();
+            for c in 0..n / 2 {
+                let col: Vec<f64> = (0..2).map(|r| v[r * n / 2 + c]).collect();
+                let want = reference_argsort(&col);
+                assert_eq!(
+                    [by0.get(&[0, c]).unwrap(), by0.get(&[1, c]).unwrap()],
+                    [want[0], want[1]]
+                );
+            }
+            let t = m.t();
+            let by_row = t.argsort_axis(0).unwrap();
+            for r in 0..2 {
+                let row: Vec<f64> = v[r * n / 2..(r + 1) * n / 2].to_vec();
+                let want = reference_argsort(&row);
+                let got: Vec<usize> = (0..n / 2).map(|k| by_row.get(&[k, r]).unwrap()).collect();
+                assert_eq!(got, want, "axis 0 of the transpose, n={n}");
+            }
+        }
     }
 }

@@ -323,6 +323,13 @@ pub(crate) fn for_each_offset(
 
 /// Mutable references to an array's elements in logical row-major order: see
 /// [`ArrayBase::iter_mut`].
+///
+/// ```
+/// let mut a = ndsimd::Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+/// let mut t = a.view_mut().permuted_axes(&[1, 0]).unwrap();
+/// let it: ndsimd::IterMut<'_, f64> = t.iter_mut();
+/// assert_eq!(it.len(), 4);
+/// ```
 pub struct IterMut<'a, T> {
     inner: IterMutInner<'a, T>,
 }
@@ -354,6 +361,12 @@ impl<T> ExactSizeIterator for IterMut<'_, T> {}
 
 /// The 1-D views along one axis: see [`ArrayBase::lanes`] and
 /// [`ArrayBase::rows`].
+///
+/// ```
+/// let a = ndsimd::Array::<f64>::zeros(&[2, 3, 4]);
+/// let lanes: ndsimd::Lanes<'_, f64> = a.lanes(1).unwrap();
+/// assert_eq!(lanes.len(), 8);
+/// ```
 pub struct Lanes<'a, T: DType> {
     src: ArrayView<'a, T>,
     /// The lane's length and stride.
@@ -401,6 +414,13 @@ impl<'a, T: DType> Iterator for Lanes<'a, T> {
 impl<T: DType> ExactSizeIterator for Lanes<'_, T> {}
 
 /// The sub-views along one axis: see [`ArrayBase::axis_iter`].
+///
+/// ```
+/// let a = ndsimd::Array::<f64>::zeros(&[2, 3, 4]);
+/// let mut it: ndsimd::AxisIter<'_, f64> = a.axis_iter(1).unwrap();
+/// assert_eq!(it.len(), 3);
+/// assert_eq!(it.next().unwrap().shape(), &[2, 4]);
+/// ```
 pub struct AxisIter<'a, T: DType> {
     sub: ArrayView<'a, T>,
     stride: isize,

@@ -82,6 +82,12 @@ impl<T: DType + PartialOrd, S: Data<Elem = T>> ArrayBase<S> {
             let vals = moved.to_vec();
             let mut pairs: Vec<(T, usize)> = Vec::with_capacity(n);
             for (lane, out) in vals.chunks_exact(n).zip(idx.chunks_exact_mut(n)) {
+                if n >= RADIX_MIN && u32::try_from(n).is_ok() {
+                    if let Some(keys) = float_keys(lane) {
+                        radix_argsort(keys, out);
+                        continue;
+                    }
+                }
                 pairs.clear();
                 pairs.extend(lane.iter().copied().zip(0..));
                 pairs.sort_by(|a, b| nan_last(&a.0, &b.0));
@@ -136,6 +142,90 @@ impl<T: DType> Array<T> {
         v.dim.swap(ax, last);
         v.strides.swap(ax, last);
         collect_array(v.shape(), v.iter().copied()).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+/// Lanes from this length up are argsorted by radix when the element type has
+/// order-preserving keys (below it, the comparison sort is as fast).
+pub(crate) const RADIX_MIN: usize = 256;
+
+/// Unsigned keys whose order is NumPy's sort order for a float lane (NaN last,
+/// `-0.0` equal to `+0.0`), or `None` for a type without such keys.
+fn float_keys<T: DType>(lane: &[T]) -> Option<Vec<u64>> {
+    use std::any::{Any, TypeId};
+    // Sign-magnitude to an unsigned order: negatives flipped, positives offset.
+    fn key(bits: u64, sign: u64) -> u64 {
+        if bits & sign != 0 {
+            !bits
+        } else {
+            bits | sign
+        }
+    }
+    let t = TypeId::of::<T>();
+    if t == TypeId::of::<f64>() {
+        let f = |x: &T| *(x as &dyn Any).downcast_ref::<f64>().expect("f64");
+        Some(
+            lane.iter()
+                .map(|x| match f(x) {
+                    v if v.is_nan() => u64::MAX,
+                    v => key((v + 0.0).to_bits(), 1 << 63),
+                })
+                .collect(),
+        )
+    } else if t == TypeId::of::<f32>() {
+        let f = |x: &T| *(x as &dyn Any).downcast_ref::<f32>().expect("f32");
+        Some(
+            lane.iter()
+                .map(|x| match f(x) {
+                    v if v.is_nan() => u64::from(u32::MAX),
+                    v => key(u64::from((v + 0.0).to_bits()), 1 << 31) & u64::from(u32::MAX),
+                })
+                .collect(),
+        )
+    } else {
+        None
+    }
+}
+
+/// A stable LSD radix argsort of `keys` (11-bit digits; a pass whose digit is the
+/// same for every key is skipped, so `f32` keys take three passes) into `out`.
+pub(crate) fn radix_argsort(keys: Vec<u64>, out: &mut [usize]) {
+    const BITS: u32 = 11;
+    const B: usize = 1 << BITS;
+    const PASSES: usize = 6;
+    let n = keys.len();
+    let mut hist = vec![[0usize; B]; PASSES];
+    for &k in &keys {
+        for (p, h) in hist.iter_mut().enumerate() {
+            h[(k >> (p as u32 * BITS)) as usize & (B - 1)] += 1;
+        }
+    }
+    let mut keys = keys;
+    let mut idx: Vec<u32> = (0..n as u32).collect();
+    let (mut k2, mut i2) = (vec![0u64; n], vec![0u32; n]);
+    for (p, h) in hist.iter_mut().enumerate() {
+        if h.contains(&n) {
+            continue;
+        }
+        let mut sum = 0;
+        for c in h.iter_mut() {
+            let t = *c;
+            *c = sum;
+            sum += t;
+        }
+        let shift = p as u32 * BITS;
+        for (&k, &i) in keys.iter().zip(&idx) {
+            let d = (k >> shift) as usize & (B - 1);
+            let pos = h[d];
+            h[d] += 1;
+            k2[pos] = k;
+            i2[pos] = i;
+        }
+        std::mem::swap(&mut keys, &mut k2);
+        std::mem::swap(&mut idx, &mut i2);
+    }
+    for (o, &i) in out.iter_mut().zip(&idx) {
+        *o = i as usize;
     }
 }
 
