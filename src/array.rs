@@ -518,6 +518,22 @@ impl<T: DType> Array<T> {
 
 // ---------------------------------------------------------------- introspection
 
+/// The panic of `get`/`get_mut` for an index with the wrong number of entries
+/// (out of line: the check is on every element access).
+#[cold]
+#[track_caller]
+fn index_len_panic(index: &[usize], shape: &[usize]) -> ! {
+    panic!(
+        "index {} has {} entr{} but the array of shape {} has {} ax{}",
+        crate::error::ShapeFmt(index),
+        index.len(),
+        if index.len() == 1 { "y" } else { "ies" },
+        crate::error::ShapeFmt(shape),
+        shape.len(),
+        if shape.len() == 1 { "is" } else { "es" }
+    )
+}
+
 impl<S: Data> ArrayBase<S> {
     /// The length of each axis.
     ///
@@ -621,6 +637,15 @@ impl<S: Data> ArrayBase<S> {
         }
     }
 
+    /// Panics when `index` does not have one entry per axis.
+    #[track_caller]
+    #[inline]
+    fn check_index_len(&self, index: &[usize]) {
+        if index.len() != self.ndim() {
+            index_len_panic(index, self.shape());
+        }
+    }
+
     #[inline]
     pub(crate) fn index_offset(&self, index: &[usize]) -> Option<usize> {
         if index.len() != self.ndim() {
@@ -638,13 +663,23 @@ impl<S: Data> ArrayBase<S> {
 
     /// The element at `index` (one entry per axis), or `None` when out of bounds.
     ///
+    /// Panics, naming the index and the shape, when `index` does not have one
+    /// entry per axis (a bug in the caller, not a position outside the array);
+    /// [`try_get`](Self::try_get) returns that as an error instead.
+    ///
     /// ```
     /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
     /// assert_eq!(a.get(&[1]), Some(&2.0));
     /// assert_eq!(a.get(&[2]), None);
-    /// assert_eq!(a.get(&[0, 0]), None);
+    /// let wrong = std::panic::catch_unwind(|| a.get(&[0, 0])).unwrap_err();
+    /// assert_eq!(
+    ///     wrong.downcast_ref::<String>().unwrap(),
+    ///     "index [0, 0] has 2 entries but the array of shape [2] has 1 axis"
+    /// );
     /// ```
+    #[track_caller]
     pub fn get(&self, index: &[usize]) -> Option<&S::Elem> {
+        self.check_index_len(index);
         let off = self.index_offset(index)?;
         self.data.storage().get(off)
     }
@@ -657,7 +692,8 @@ impl<S: Data> ArrayBase<S> {
     /// assert_eq!(e.to_string(), "index [5] is out of bounds for an array of shape [2]");
     /// ```
     pub fn try_get(&self, index: &[usize]) -> Result<S::Elem> {
-        self.get(index)
+        self.index_offset(index)
+            .and_then(|off| self.data.storage().get(off))
             .copied()
             .ok_or_else(|| Error::IndexOutOfBounds {
                 index: index.to_vec(),
@@ -763,13 +799,17 @@ impl<S: DataMut> ArrayBase<S> {
     }
 
     /// A mutable reference to the element at `index`, or `None` when out of bounds.
+    /// Panics, naming the index and the shape, when `index` does not have one
+    /// entry per axis (as [`get`](ArrayBase::get)).
     ///
     /// ```
     /// let mut a = ndsimd::Array::<f64>::zeros(&[2, 2]);
     /// *a.get_mut(&[0, 1]).unwrap() = 5.0;
     /// assert_eq!(a.to_vec(), vec![0.0, 5.0, 0.0, 0.0]);
     /// ```
+    #[track_caller]
     pub fn get_mut(&mut self, index: &[usize]) -> Option<&mut S::Elem> {
+        self.check_index_len(index);
         let off = self.index_offset(index)?;
         self.data.storage_mut().get_mut(off)
     }

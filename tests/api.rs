@@ -87,7 +87,14 @@ fn views_share_data_and_get_is_checked() {
         assert!(v.get_mut(&[3, 0]).is_none());
     }
     assert_eq!(a.get(&[1, 2, 1]), Some(&-1.0));
-    assert_eq!(a.get(&[1, 2]), None);
+    // An index with the wrong number of entries is a caller's bug: a panic naming
+    // both, at the caller's line; `try_get` reports it as an error.
+    let wrong = std::panic::catch_unwind(|| a.get(&[1, 2])).unwrap_err();
+    assert_eq!(
+        wrong.downcast_ref::<String>().map(String::as_str),
+        Some("index [1, 2] has 2 entries but the array of shape [2, 3, 4] has 3 axes")
+    );
+    assert!(a.try_get(&[1, 2]).is_err());
     assert_eq!(
         a.try_get(&[2, 0, 0]).unwrap_err().to_string(),
         "index [2, 0, 0] is out of bounds for an array of shape [2, 3, 4]"

@@ -29,7 +29,7 @@ fn ref_count(data: &[u8], byte: u8) -> u64 {
     data.iter().filter(|&&b| b == byte).count() as u64
 }
 
-fn opts(strategy: Strategy, threads: usize, buffer: usize) -> ScanOptions {
+fn opts(strategy: Strategy, threads: usize, buffer: usize) -> ScanOptions<'static> {
     ScanOptions {
         strategy,
         threads: Some(threads),
@@ -85,7 +85,7 @@ fn direct_dir(name: &str) -> Option<(TempDir, bool)> {
 
 /// Every strategy with 1, 2 and 3 threads and the given buffer, plus the defaults
 /// of pread and mmap. Direct is in when the temp dir takes `O_DIRECT`.
-fn all_options(buffer: usize) -> Vec<ScanOptions> {
+fn all_options(buffer: usize) -> Vec<ScanOptions<'static>> {
     let mut v = vec![
         ScanOptions::default(),
         ScanOptions {

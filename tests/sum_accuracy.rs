@@ -8,7 +8,7 @@
 mod common;
 
 use common::Rng;
-use ndsimd::kernels::{available_tiers, KernelElement, Tier};
+use ndsimd_kernels::{available_tiers, KernelElement, Tier};
 use ndsimd::{with_threads, Array, Element};
 
 /// `u`, the unit roundoff: half the machine epsilon.

@@ -58,7 +58,7 @@ use header::*;
 pub use reader::{from_bytes, read};
 pub use writer::{to_bytes, write};
 
-use crate::{Array, ArrayView, DType};
+use crate::{Array, ArrayBase, DType, Data};
 use ndsimd_kernels::mem::Aligned;
 
 /// The magic string that starts every `.npy` file.

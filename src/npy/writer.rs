@@ -2,12 +2,23 @@
 
 use super::*;
 
-/// Writes `array` to a `.npy` file (format version 1.0, little-endian, C order).
+/// Writes `array` (an owned array or a view) to a `.npy` file (format version
+/// 1.0, little-endian, C order).
 ///
 /// Any layout is accepted; the logical C-order elements are written.
+///
+/// ```
+/// use ndsimd::{npy, Array};
+/// let path = std::env::temp_dir().join(format!("ndsimd-write-{}.npy", std::process::id()));
+/// let a = Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+/// npy::write(&path, &a).unwrap();          // an owned array
+/// npy::write(&path, &a.t()).unwrap();      // or any view
+/// assert_eq!(npy::read::<f64>(&path).unwrap().to_vec(), vec![1.0, 3.0, 2.0, 4.0]);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn write<T: NpyElement + DType>(
     path: impl AsRef<Path>,
-    array: &ArrayView<'_, T>,
+    array: &ArrayBase<impl Data<Elem = T>>,
 ) -> io::Result<()> {
     let path = path.as_ref();
     std::fs::write(path, to_bytes(array))
@@ -17,8 +28,14 @@ pub fn write<T: NpyElement + DType>(
 /// Encodes `array` as the bytes of a `.npy` file (format version 1.0, little-endian,
 /// C order, data aligned to 64 bytes), exactly as `numpy.save` would.
 ///
-/// Any layout is accepted; the logical C-order elements are written.
-pub fn to_bytes<T: NpyElement + DType>(array: &ArrayView<'_, T>) -> Vec<u8> {
+/// Any layout is accepted, owned or a view; the logical C-order elements are
+/// written.
+///
+/// ```
+/// let a = ndsimd::Array::<f32>::ones(&[3]);
+/// assert_eq!(ndsimd::npy::to_bytes(&a), ndsimd::npy::to_bytes(&a.view()));
+/// ```
+pub fn to_bytes<T: NpyElement + DType>(array: &ArrayBase<impl Data<Elem = T>>) -> Vec<u8> {
     encode(array.shape(), array.len(), array.iter().copied())
 }
 

@@ -99,6 +99,13 @@ pub struct IndexArray {
 }
 
 impl IndexArray {
+    /// An index array of `shape` over `data` in row-major order (which holds the
+    /// shape's count of indices).
+    pub(crate) fn from_parts(shape: Vec<usize>, data: Vec<usize>) -> Self {
+        debug_assert_eq!(shape.iter().product::<usize>(), data.len());
+        IndexArray { shape, data }
+    }
+
     /// The length of each axis.
     ///
     /// ```

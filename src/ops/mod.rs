@@ -2,12 +2,18 @@
 
 pub(crate) mod arith;
 pub(crate) mod axis;
+pub(crate) mod closures;
 mod compare;
+mod cumulative;
 pub(crate) mod engine;
 mod fma;
 mod linalg;
+pub(crate) mod manip;
 pub(crate) mod operand;
 pub(crate) mod reduce;
+pub(crate) mod select;
+mod sort;
 pub(crate) mod split;
+mod stats;
 
 pub use operand::{IntoOperand, Operand};

@@ -91,23 +91,56 @@ pub enum Strategy {
 /// std::fs::remove_file(&path)?;
 /// # Ok::<(), std::io::Error>(())
 /// ```
+///
+/// Any counter that outlives the scan will do: a `static`, a local, or the
+/// inside of an `Arc` shared with the thread that draws the bar.
+///
+/// ```
+/// use ndsimd::scan::{count_byte, Progress, ScanOptions};
+/// use std::sync::{atomic::{AtomicU64, Ordering}, Arc};
+/// let path = std::env::temp_dir().join(format!("ndsimd-scan-progress-arc-{}", std::process::id()));
+/// std::fs::write(&path, vec![b'x'; 5_000])?;
+/// let done = Arc::new(AtomicU64::new(0));
+/// let opts = ScanOptions { progress: Some(Progress::from(&done)), ..ScanOptions::default() };
+/// count_byte(&path, b'x', &opts)?;
+/// assert_eq!(done.load(Ordering::Relaxed), 5_000);
+/// let local = AtomicU64::new(0);
+/// count_byte(&path, b'x', &ScanOptions { progress: Some(Progress(&local)), ..opts })?;
+/// assert_eq!(local.load(Ordering::Relaxed), 5_000);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
-pub struct Progress(pub &'static AtomicU64);
+pub struct Progress<'a>(pub &'a AtomicU64);
 
-impl Progress {
+/// The counter inside an `Arc` (borrowed for the scan; the `Arc` stays the caller's).
+impl<'a> From<&'a std::sync::Arc<AtomicU64>> for Progress<'a> {
+    fn from(a: &'a std::sync::Arc<AtomicU64>) -> Self {
+        Progress(a)
+    }
+}
+
+/// Any borrowed counter.
+impl<'a> From<&'a AtomicU64> for Progress<'a> {
+    fn from(a: &'a AtomicU64) -> Self {
+        Progress(a)
+    }
+}
+
+impl Progress<'_> {
     pub(super) fn add(&self, n: u64) {
         self.0.fetch_add(n, Ordering::Relaxed);
     }
 }
 
 /// Two `Progress` are equal when they are the same counter.
-impl PartialEq for Progress {
-    fn eq(&self, other: &Progress) -> bool {
+impl PartialEq for Progress<'_> {
+    fn eq(&self, other: &Progress<'_>) -> bool {
         std::ptr::eq(self.0, other.0)
     }
 }
 
-impl Eq for Progress {}
+impl Eq for Progress<'_> {}
 
 /// Options of the file scans.
 ///
@@ -120,7 +153,7 @@ impl Eq for Progress {}
 /// assert_eq!(small.buffer, 4096);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScanOptions {
+pub struct ScanOptions<'a> {
     /// How the file is read.
     pub strategy: Strategy,
     /// Threads to use, capped by the pool's size ([`crate::num_threads`]); `None`
@@ -133,10 +166,10 @@ pub struct ScanOptions {
     /// Shards are whole numbers of buffers.
     pub buffer: usize,
     /// A counter of the bytes read so far, for a progress bar (default `None`).
-    pub progress: Option<Progress>,
+    pub progress: Option<Progress<'a>>,
 }
 
-impl Default for ScanOptions {
+impl Default for ScanOptions<'_> {
     fn default() -> Self {
         ScanOptions {
             strategy: Strategy::Pread,

@@ -48,7 +48,7 @@ enum StrategyArg {
 }
 
 impl ReadArgs {
-    fn options(&self) -> ScanOptions {
+    fn options(&self) -> ScanOptions<'static> {
         let mut o = ScanOptions {
             strategy: match self.strategy {
                 StrategyArg::Auto => Strategy::Auto,

@@ -59,6 +59,7 @@ macro_rules! binary_operators {
         #[doc = concat!("`self.", stringify!($name), "(rhs)`; never fails (a scalar broadcasts to every shape).")]
         impl<T: Element, S: Data<Elem = T>> ops::$Trait<T> for &ArrayBase<S> {
             type Output = Array<T>;
+            #[track_caller]
             fn $method(self, rhs: T) -> Array<T> {
                 let (a, b) = (Operand::Array(self.view()), Operand::Scalar(rhs));
                 or_panic(binary_alloc(&table::<T>().$name, stringify!($name), &a, &b))
@@ -92,6 +93,7 @@ macro_rules! binary_operators {
         #[doc = concat!("In `self`'s buffer (`", stringify!($try_assign), "`).")]
         impl<T: Element> ops::$Trait<T> for Array<T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $method(mut self, rhs: T) -> Array<T> {
                 let op = &table::<T>().$name;
                 let b = Operand::Scalar(rhs);
@@ -127,6 +129,7 @@ macro_rules! binary_operators {
 
         #[doc = concat!("`self.", stringify!($try_assign), "(rhs)`.")]
         impl<T: Element, S: DataMut<Elem = T>> ops::$Assign<T> for ArrayBase<S> {
+            #[track_caller]
             fn $assign_method(&mut self, rhs: T) {
                 let op = &table::<T>().$name;
                 let b = Operand::Scalar(rhs);
@@ -161,6 +164,7 @@ macro_rules! binary_operators {
         /// As `&self op rhs`.
         impl<'a, T: Element> ops::$Trait<T> for $View<'a, T> {
             type Output = Array<T>;
+            #[track_caller]
             fn $method(self, rhs: T) -> Array<T> {
                 ops::$Trait::$method(&self, rhs)
             }
@@ -172,6 +176,7 @@ macro_rules! binary_operators {
         /// A new array; never fails (a scalar broadcasts to every shape).
         impl<'a, S: Data<Elem = $t>> ops::$Trait<&'a ArrayBase<S>> for $t {
             type Output = Array<$t>;
+            #[track_caller]
             fn $method(self, rhs: &'a ArrayBase<S>) -> Array<$t> {
                 let (a, b) = (Operand::Scalar(self), Operand::Array(rhs.view()));
                 or_panic(binary_alloc(&table::<$t>().$name, stringify!($name), &a, &b))
@@ -181,6 +186,7 @@ macro_rules! binary_operators {
         /// As `self op &rhs` (`rhs`'s buffer is not reused).
         impl<S: Data<Elem = $t>> ops::$Trait<ArrayBase<S>> for $t {
             type Output = Array<$t>;
+            #[track_caller]
             fn $method(self, rhs: ArrayBase<S>) -> Array<$t> {
                 ops::$Trait::$method(self, &rhs)
             }
@@ -201,6 +207,7 @@ where
     S::Elem: Element,
 {
     type Output = Array<S::Elem>;
+    #[track_caller]
     fn neg(self) -> Array<S::Elem> {
         ArrayBase::neg(self)
     }
@@ -209,6 +216,7 @@ where
 /// In `self`'s buffer (`neg_assign`).
 impl<T: Element> ops::Neg for Array<T> {
     type Output = Array<T>;
+    #[track_caller]
     fn neg(mut self) -> Array<T> {
         self.neg_assign();
         self
@@ -218,6 +226,7 @@ impl<T: Element> ops::Neg for Array<T> {
 /// `self.neg()`, a new array.
 impl<T: Element> ops::Neg for ArrayView<'_, T> {
     type Output = Array<T>;
+    #[track_caller]
     fn neg(self) -> Array<T> {
         ArrayBase::neg(&self)
     }
@@ -226,6 +235,7 @@ impl<T: Element> ops::Neg for ArrayView<'_, T> {
 /// `self.neg()`, a new array.
 impl<T: Element> ops::Neg for ArrayViewMut<'_, T> {
     type Output = Array<T>;
+    #[track_caller]
     fn neg(self) -> Array<T> {
         ArrayBase::neg(&self)
     }

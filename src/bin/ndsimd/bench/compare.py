@@ -37,6 +37,20 @@ def case(op, n):
     red = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax}
     if op in red:
         f = red[op]; return lambda: f(x), lambda: np.array([f(x)], dtype=dt)
+    # The NumPy-port rows (bench/port.rs); argsort is the stable kind, as ours.
+    if op == "take":
+        idx = (np.arange(n, dtype=np.int64) * 7919) % n
+        return lambda: np.take(x, idx), lambda: np.take(x, idx)
+    if op == "where":
+        c = x > y
+        return lambda: np.where(c, x, y), lambda: np.where(c, x, y)
+    if op == "concatenate":
+        return lambda: np.concatenate([x, y]), lambda: np.concatenate([x, y])
+    if op == "cumsum":
+        return lambda: np.cumsum(x), lambda: np.cumsum(x)
+    if op == "argsort":
+        f = lambda: np.argsort(x, kind="stable")
+        return f, lambda: f().astype(dt)
     if op == "dot":
         return lambda: np.dot(x, y), lambda: np.array([np.dot(x, y)], dtype=dt)
     return None

@@ -153,7 +153,7 @@ impl NumPy {
 /// A timed call and the answer, the inputs as `compare.py` makes them.
 type Case = (Box<dyn FnMut()>, Box<dyn Fn() -> Vec<f64>>);
 
-fn vec_of<T: ndsimd::Element>(n: usize, k: usize, small: bool) -> Array<T> {
+pub fn vec_of<T: ndsimd::Element>(n: usize, k: usize, small: bool) -> Array<T> {
     Array::from_vec(
         (0..n)
             .map(|i| {
@@ -204,6 +204,9 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
     let x = vec_of::<T>(n, 7919, false);
     let y = vec_of::<T>(n, 104729, false);
     let all = |a: &Array<T>| a.iter().map(|&v| f(v)).collect::<Vec<_>>();
+    if let Some(c) = port_case(op, n, &x, &y) {
+        return Some(c);
+    }
     let name = op.strip_suffix("_into").unwrap_or(op);
     let run: fn(&Array<T>, &Array<T>) -> Array<T> = match name {
         "add" => |x, y| x.add(y).unwrap(),
@@ -246,4 +249,39 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
         Box::new(move || drop(black_box(run(black_box(&x), &y)))),
         Box::new(move || want.clone()),
     ))
+}
+
+/// The NumPy-port rows (`bench/port.rs`): the timed call and its answer.
+fn port_case<T: ndsimd::Element>(op: &str, n: usize, x: &Array<T>, y: &Array<T>) -> Option<Case> {
+    use std::hint::black_box;
+    // ndsimd's own allocation (huge pages, as NumPy's operands), as bench/port.rs.
+    let (x, y) = (x.to_owned(), y.to_owned());
+    let f = |a: &Array<T>| a.iter().map(|v| v.to_f64().unwrap()).collect::<Vec<f64>>();
+    let ix = |v: Vec<usize>| v.into_iter().map(|i| i as f64).collect::<Vec<f64>>();
+    let want = match op {
+        "take" => f(&x.take(&super::port::take_indices(n), 0).ok()?),
+        "where" => f(&ndsimd::where_(&x.greater(&y).ok()?, &x, &y).ok()?),
+        "concatenate" => f(&ndsimd::concatenate(&[x.view(), y.view()], 0).ok()?),
+        "cumsum" => f(&x.cumsum().ok()?),
+        "argsort" => ix(x.argsort().into_vec()),
+        _ => return None,
+    };
+    let run: Box<dyn FnMut()> = match op {
+        "take" => {
+            let idx = super::port::take_indices(n);
+            Box::new(move || drop(black_box(x.take(black_box(&idx), 0).unwrap())))
+        }
+        "where" => {
+            let c = x.greater(&y).ok()?;
+            Box::new(move || drop(black_box(ndsimd::where_(black_box(&c), &x, &y).unwrap())))
+        }
+        "concatenate" => Box::new(move || {
+            drop(black_box(
+                ndsimd::concatenate(&[black_box(&x).view(), y.view()], 0).unwrap(),
+            ))
+        }),
+        "cumsum" => Box::new(move || drop(black_box(black_box(&x).cumsum().unwrap()))),
+        _ => Box::new(move || drop(black_box(black_box(&x).argsort()))),
+    };
+    Some((run, Box::new(move || want.clone())))
 }

@@ -19,6 +19,7 @@
 mod compare;
 mod gemm;
 mod pool;
+mod port;
 mod runner;
 mod scans;
 mod single;
@@ -116,7 +117,10 @@ pub fn main(args: &BenchArgs) -> ExitCode {
 /// on the pool.
 fn run_tables(r: &mut Runner) {
     r.set_section(runner::Section::Single, 1);
-    ndsimd::with_threads(1, || single::single(r));
+    ndsimd::with_threads(1, || {
+        single::single(r);
+        port::port(r);
+    });
     let threads = ndsimd::num_threads();
     if threads > 1 {
         r.set_section(runner::Section::Pool, threads);
