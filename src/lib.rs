@@ -26,6 +26,7 @@ mod ops;
 pub mod scan;
 mod shape;
 mod slice;
+mod views;
 
 pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, MAX_NDIM};
 pub use element::{DType, Element};
@@ -36,6 +37,7 @@ pub use ops::axis::IndexArray;
 pub use ops::{IntoOperand, Operand};
 pub use shape::CowArray;
 pub use slice::{NewAxis, SliceArg};
+pub use views::Lanes;
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -1,6 +1,7 @@
 //! Basic slicing with NumPy semantics and the `s![..]` macro.
 
 use crate::array::{check_ndim, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut};
+use crate::dim::{Dim, Strides};
 use crate::error::{Error, Result};
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
@@ -198,6 +199,7 @@ macro_rules! s {
 /// / step` with `step = isize::MAX`). CPython needs no wider type because it
 /// first clamps `step` to `-isize::MAX..` and bounds `len` by `isize::MAX`; this
 /// gives the same results, and stays exact for the (empty) axes longer than that.
+#[inline]
 pub(crate) fn adjust_slice(
     start: Option<isize>,
     stop: Option<isize>,
@@ -205,6 +207,11 @@ pub(crate) fn adjust_slice(
     len: usize,
 ) -> (usize, usize) {
     debug_assert!(step != 0);
+    // The common whole-axis `..` without the general arithmetic (a row view in a
+    // hot loop pays for every call here).
+    if step == 1 && start.is_none() && stop.is_none() {
+        return (0, len);
+    }
     let (n, step) = (len as i128, step as i128);
     let clip = |v: Option<isize>, default: i128| -> i128 {
         let Some(v) = v else { return default };
@@ -247,6 +254,7 @@ pub(crate) fn adjust_slice(
 /// `offset + index * stride`, checked. It cannot overflow for an element that
 /// exists (its offset is inside the buffer); the check keeps a broken layout an
 /// error rather than a wrapped offset.
+#[inline]
 fn step_offset(offset: isize, index: usize, stride: isize, shape: &[usize]) -> Result<isize> {
     isize::try_from(index)
         .ok()
@@ -255,6 +263,7 @@ fn step_offset(offset: isize, index: usize, stride: isize, shape: &[usize]) -> R
         .ok_or_else(|| overflow(shape))
 }
 
+#[cold]
 fn overflow(shape: &[usize]) -> Error {
     Error::InvalidArgument(format!(
         "slice of shape {} overflows the address arithmetic",
@@ -265,6 +274,7 @@ fn overflow(shape: &[usize]) -> Error {
 impl<S: Data> ArrayBase<S> {
     /// Applies `args` to this array's layout, moving it (the data is untouched).
     /// The core of every slicing method.
+    #[inline]
     pub(crate) fn apply_slice(&mut self, args: &[SliceArg]) -> Result<()> {
         let consumed = args
             .iter()
@@ -283,8 +293,10 @@ impl<S: Data> ArrayBase<S> {
             .count();
         check_ndim(self.ndim() - indices + new_axes)?;
         let empty = self.is_empty();
-        let mut dim = Vec::with_capacity(self.ndim() + new_axes);
-        let mut strides = Vec::with_capacity(self.ndim() + new_axes);
+        // Built inline (no heap below the inline rank): a view in a hot loop must
+        // not allocate.
+        let mut dim = Dim::filled(0, 0);
+        let mut strides = Strides::filled(0, 0);
         let mut offset = self.offset as isize;
         let mut ax = 0;
         for arg in args {
@@ -350,8 +362,8 @@ impl<S: Data> ArrayBase<S> {
         if !dim.contains(&0) {
             self.offset = usize::try_from(offset).map_err(|_| overflow(self.shape()))?;
         }
-        self.dim = crate::dim::Dim::from_slice(&dim);
-        self.strides = crate::dim::Strides::from_slice(&strides);
+        self.dim = dim;
+        self.strides = strides;
         Ok(())
     }
 
@@ -366,6 +378,7 @@ impl<S: Data> ArrayBase<S> {
     /// assert_eq!(a.slice(s![7..;-3]).unwrap().to_vec(), vec![7.0, 4.0, 1.0]);
     /// assert!(a.slice(s![10]).is_err());
     /// ```
+    #[inline(always)]
     pub fn slice(&self, args: impl AsRef<[SliceArg]>) -> Result<ArrayView<'_, S::Elem>> {
         let mut v = self.view();
         v.apply_slice(args.as_ref())?;
