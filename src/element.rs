@@ -69,6 +69,8 @@ pub trait Element:
     + Float
     + FromPrimitive
     + KernelElement
+    // Any bit pattern is a value: a workspace may hand out recycled memory unwritten.
+    + ndsimd_kernels::arena::AnyBits
     + Debug
     + Display
     + LowerExp

@@ -27,6 +27,7 @@ pub mod scan;
 mod shape;
 mod slice;
 mod views;
+mod workspace;
 
 pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, MAX_NDIM};
 pub use element::{DType, Element};
@@ -38,6 +39,7 @@ pub use ops::{IntoOperand, Operand};
 pub use shape::CowArray;
 pub use slice::{NewAxis, SliceArg};
 pub use views::Lanes;
+pub use workspace::Workspace;
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 
-use ndsimd::{s, Array, NewAxis};
+use ndsimd::{s, Array, IndexArray, NewAxis, Workspace};
 
 struct Counting;
 
@@ -137,9 +137,97 @@ fn views(failures: &mut Vec<String>) {
     );
 }
 
+/// Ten operations (a slice, elementwise arithmetic, unary math, a matmul, axis
+/// reductions, a broadcast, a comparison), through `_into` forms and then in a
+/// workspace reset each pass.
+fn chains(failures: &mut Vec<String>) {
+    let x = Array::from_shape_vec(
+        &[64, 65],
+        (0..64 * 65).map(|i| (i % 17) as f64 - 3.0).collect(),
+    )
+    .unwrap();
+    let y = Array::from_shape_vec(
+        &[64, 64],
+        (0..64 * 64).map(|i| (i % 5) as f64 * 0.5).collect(),
+    )
+    .unwrap();
+    let w = Array::from_shape_vec(
+        &[64, 64],
+        (0..64 * 64).map(|i| (i % 7) as f64 - 2.0).collect(),
+    )
+    .unwrap();
+    let z = || Array::<f64>::zeros(&[64, 64]);
+    let (mut t1, mut t2, mut t3, mut t4, mut t5, mut t6) = (z(), z(), z(), z(), z(), z());
+    let mut r1 = Array::<f64>::zeros(&[64]);
+    let mut r2 = Array::<f64>::zeros(&[64, 1]);
+    let mut idx = IndexArray::zeros(&[64]);
+    let mut flags = Array::<bool>::from_elem(&[64, 64], false);
+    let mut total = 0.0;
+    check(
+        "a 10-op chain through _into forms",
+        1000,
+        || {
+            let v = x.slice(s![.., 1..]).unwrap();
+            v.mul_into(&y, &mut t1).unwrap();
+            t1.add_into(&v, &mut t2).unwrap();
+            t2.abs_into(&mut t3).unwrap();
+            t3.sqrt_assign();
+            t3.matmul_into(&w, 1.0, 0.0, &mut t4).unwrap();
+            t4.t().sum_axis_into(0, false, &mut r1).unwrap();
+            t4.max_axis_into(1, true, &mut r2).unwrap();
+            t4.argmin_axis_into(0, false, &mut idx).unwrap();
+            t4.sub_into(&r2, &mut t5).unwrap();
+            t5.neg_into(&mut t6).unwrap();
+            t6.greater_into(1.0, &mut flags).unwrap();
+            total += r1.sum();
+        },
+        failures,
+    );
+    let mut ws = Workspace::new();
+    let mut wtotal = 0.0;
+    let mut wflags = 0usize;
+    check(
+        "the same chain in a workspace",
+        1000,
+        || {
+            {
+                let v = x.slice(s![.., 1..]).unwrap();
+                let t2 = ws.add(&ws.mul(&v, &y).unwrap(), &v).unwrap();
+                let t3 = ws.sqrt(&ws.abs(&t2).unwrap()).unwrap();
+                let t4 = ws.matmul(&t3, &w).unwrap();
+                let r1 = ws.sum_axis(&t4.t(), 0, false).unwrap();
+                let r2 = ws.max_axis(&t4, 1, true).unwrap();
+                let t6 = ws.neg(&ws.sub(&t4, &r2).unwrap()).unwrap();
+                let f = ws.greater(&t6, 1.0).unwrap();
+                wtotal += r1.sum();
+                wflags += f.iter().filter(|&&b| b).count();
+            }
+            ws.reset();
+        },
+        failures,
+    );
+    black_box((total, wtotal, wflags));
+}
+
 fn main() {
+    // Every pool helper started first (a new thread allocates as it starts, on
+    // itself, some time after the spawn): each of two chunks waits until both
+    // have begun, so the helper must take one.
+    let started = std::sync::atomic::AtomicUsize::new(0);
+    ndsimd::kernels::pool::run(2, &|_| {
+        started.fetch_add(1, SeqCst);
+        let t = std::time::Instant::now();
+        while started.load(SeqCst) < 2 {
+            assert!(
+                t.elapsed().as_secs() < 30,
+                "the pool's helper never took a chunk"
+            );
+            std::hint::spin_loop();
+        }
+    });
     let mut failures = Vec::new();
     views(&mut failures);
+    chains(&mut failures);
     assert!(
         failures.is_empty(),
         "allocated after warm-up:\n{}",

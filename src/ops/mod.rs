@@ -5,6 +5,7 @@ pub(crate) mod axis;
 mod compare;
 pub(crate) mod engine;
 mod fma;
+mod into;
 mod linalg;
 pub(crate) mod operand;
 pub(crate) mod reduce;
