@@ -298,6 +298,22 @@ impl Workspace {
         Ok(view_of(shape, data))
     }
 
+    /// An array of `shape` whose elements are unspecified (NumPy's `empty`):
+    /// zeros on memory the workspace never handed out, else whatever an earlier
+    /// result left there. For a buffer the caller writes in full; no fill pass.
+    ///
+    /// ```
+    /// let mut ws = ndsimd::Workspace::new();
+    /// ws.full(&[4], 7.0f64)?;
+    /// ws.reset();
+    /// let e = ws.empty::<f64>(&[4])?;
+    /// assert_eq!(e.to_vec(), vec![7.0; 4]); // the earlier result's values
+    /// # Ok::<(), ndsimd::Error>(())
+    /// ```
+    pub fn empty<T: Element>(&self, shape: &[usize]) -> Result<ArrayViewMut<'_, T>> {
+        self.slot(shape)
+    }
+
     /// An array of zeros in the workspace (NumPy's `zeros`).
     ///
     /// ```

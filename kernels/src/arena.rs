@@ -207,7 +207,7 @@ impl Arena {
     #[allow(clippy::mut_from_ref)]
     fn raw<T>(&self, n: usize) -> Option<&mut [MaybeUninit<T>]> {
         let size = std::mem::size_of::<T>();
-        if n == 0 || size == 0 || ARENA_ALIGN % std::mem::align_of::<T>() != 0 {
+        if n == 0 || size == 0 || !ARENA_ALIGN.is_multiple_of(std::mem::align_of::<T>()) {
             return (n == 0).then_some(&mut []);
         }
         let bytes = n.checked_mul(size)?.checked_next_multiple_of(ARENA_ALIGN)?;

@@ -22,6 +22,7 @@ mod pool;
 mod runner;
 mod scans;
 mod single;
+mod workspace;
 
 use ndsimd::kernels::ceiling::ceilings;
 use ndsimd::Array;
@@ -117,6 +118,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
 fn run_tables(r: &mut Runner) {
     r.set_section(runner::Section::Single, 1);
     ndsimd::with_threads(1, || single::single(r));
+    ndsimd::with_threads(1, || workspace::workspace(r));
     let threads = ndsimd::num_threads();
     if threads > 1 {
         r.set_section(runner::Section::Pool, threads);
