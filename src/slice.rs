@@ -273,9 +273,20 @@ fn overflow(shape: &[usize]) -> Error {
 
 impl<S: Data> ArrayBase<S> {
     /// Applies `args` to this array's layout, moving it (the data is untouched).
-    /// The core of every slicing method.
     #[inline]
     pub(crate) fn apply_slice(&mut self, args: &[SliceArg]) -> Result<()> {
+        let (offset, dim, strides) = self.slice_layout(args)?;
+        self.offset = offset;
+        self.dim = dim;
+        self.strides = strides;
+        Ok(())
+    }
+
+    /// The layout (offset, shape, strides) that `args` cut out of this array's:
+    /// the core of every slicing method. Built apart from any view, so `slice`
+    /// constructs its result once instead of copying this array's layout first.
+    #[inline]
+    fn slice_layout(&self, args: &[SliceArg]) -> Result<(usize, Dim, Strides)> {
         let consumed = args
             .iter()
             .filter(|a| !matches!(a, SliceArg::NewAxis))
@@ -359,12 +370,12 @@ impl<S: Data> ArrayBase<S> {
             strides.push(self.strides[k]);
         }
         // An empty result reaches no element; keep the offset where it is valid.
-        if !dim.contains(&0) {
-            self.offset = usize::try_from(offset).map_err(|_| overflow(self.shape()))?;
-        }
-        self.dim = dim;
-        self.strides = strides;
-        Ok(())
+        let offset = if !dim.contains(&0) {
+            usize::try_from(offset).map_err(|_| overflow(self.shape()))?
+        } else {
+            self.offset
+        };
+        Ok((offset, dim, strides))
     }
 
     /// A view of a basic slice (see [`s!`](crate::s)); it shares this array's data.
@@ -380,9 +391,13 @@ impl<S: Data> ArrayBase<S> {
     /// ```
     #[inline(always)]
     pub fn slice(&self, args: impl AsRef<[SliceArg]>) -> Result<ArrayView<'_, S::Elem>> {
-        let mut v = self.view();
-        v.apply_slice(args.as_ref())?;
-        Ok(v)
+        let (offset, dim, strides) = self.slice_layout(args.as_ref())?;
+        Ok(ArrayBase {
+            data: self.data.storage(),
+            offset,
+            dim,
+            strides,
+        })
     }
 
     /// Slices in place, keeping the storage (for chaining views without borrowing

@@ -182,6 +182,13 @@ fn every_workspace_op_matches_its_allocating_form_on_fresh_and_poisoned_memory()
 }
 
 #[test]
+fn a_poisoned_workspace_hands_out_its_nans() {
+    let ws = poisoned();
+    let e = ws.empty::<f64>(&[1000]).unwrap();
+    assert!(e.iter().all(|v| v.is_nan()));
+}
+
+#[test]
 fn workspace_results_are_aligned_and_reuse_memory_after_reset() {
     let mut ws = Workspace::new();
     let x = Array::from_vec(vec![1.0f32; 100]);

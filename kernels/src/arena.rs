@@ -41,6 +41,23 @@ macro_rules! any_bits {
 }
 any_bits!(f32, f64, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
+mod plain {
+    pub trait Sealed {}
+}
+
+/// Element types whose values have no padding bytes (every byte of a written
+/// value is initialized), of a size dividing 64: what
+/// [`alloc_filled`](Arena::alloc_filled) takes. The [`AnyBits`] types and `bool`.
+pub trait Plain: Copy + plain::Sealed {}
+
+macro_rules! plain {
+    ($($t:ty),*) => {$(
+        impl plain::Sealed for $t {}
+        impl Plain for $t {}
+    )*};
+}
+plain!(f32, f64, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, bool);
+
 /// The arena. Slices borrow it; [`reset`](Arena::reset) takes `&mut self`, so the
 /// borrow checker ends every slice before memory is reused.
 ///
@@ -161,6 +178,47 @@ impl Arena {
         if raw.is_empty() {
             return Some(&mut []);
         }
+        let fresh = self.claim(raw);
+        for x in &mut raw[..fresh] {
+            x.write(T::default());
+        }
+        // SAFETY: every byte of `raw` is initialized: its first `fresh` elements
+        // were just written, and the rest lies in the region an earlier call
+        // initialized within the current chunk (slices tile it without gaps: see
+        // the module docs), which nothing has freed since (`reset` clamps the
+        // region to the chunk it keeps). Any bytes there are a valid `T`
+        // (`AnyBits`).
+        let all = unsafe { assume_init(raw) };
+        Some(&mut all[..n])
+    }
+
+    /// `n` copies of `x`, 64-byte aligned (every element written, the slot's
+    /// padding too, so the memory can come back unwritten to [`alloc`](Self::alloc)
+    /// after a reset). `None` when the allocator refuses.
+    ///
+    /// ```
+    /// let a = ndsimd_kernels::arena::Arena::new();
+    /// assert_eq!(a.alloc_filled(2, true).unwrap(), &[true, true]);
+    /// ```
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_filled<T: Plain>(&self, n: usize, x: T) -> Option<&mut [T]> {
+        let raw = self.raw::<T>(n)?;
+        if raw.is_empty() {
+            return Some(&mut []);
+        }
+        for e in raw.iter_mut() {
+            e.write(x);
+        }
+        self.claim(raw);
+        // SAFETY: every element was written just above.
+        let all = unsafe { assume_init(raw) };
+        Some(&mut all[..n])
+    }
+
+    /// Records `raw` (a whole slot) as initialized once the caller has written
+    /// its first `fresh` elements, the number returned: the part below the region
+    /// already known, or all of it in a new chunk.
+    fn claim<T>(&self, raw: &[MaybeUninit<T>]) -> usize {
         let p = raw.as_ptr() as usize;
         let q = p + std::mem::size_of_val(raw);
         let (lo, hi) = self.init.get();
@@ -173,51 +231,32 @@ impl Arena {
             self.init.set((p, q));
             q
         };
-        let fresh = (fresh_end - p) / std::mem::size_of::<T>();
-        for x in &mut raw[..fresh] {
-            x.write(T::default());
-        }
-        // SAFETY: every element is initialized: [p, fresh_end) was just written, and
-        // [fresh_end, q) lies in the region an earlier call initialized within the
-        // current chunk (slices tile it without gaps: see the module docs), which
-        // nothing has freed since (`reset` clamps the region to the chunk it keeps).
-        // Any bytes there are a valid `T` (`AnyBits`).
-        Some(unsafe { assume_init(raw) })
+        (fresh_end - p) / std::mem::size_of::<T>()
     }
 
-    /// `n` copies of `x`, 64-byte aligned (every element written: for any `Copy`
-    /// type, `bool` included). `None` when the allocator refuses.
-    ///
-    /// ```
-    /// let a = ndsimd_kernels::arena::Arena::new();
-    /// assert_eq!(a.alloc_filled(2, true).unwrap(), &[true, true]);
-    /// ```
-    #[allow(clippy::mut_from_ref)]
-    pub fn alloc_filled<T: Copy>(&self, n: usize, x: T) -> Option<&mut [T]> {
-        let raw = self.raw::<T>(n)?;
-        for e in raw.iter_mut() {
-            e.write(x);
-        }
-        // SAFETY: every element was written just above.
-        Some(unsafe { assume_init(raw) })
-    }
-
-    /// Room for `n` elements: 64-byte aligned and a whole number of 64-byte lines
-    /// (so slices tile a chunk without gaps), from the bump allocator.
+    /// A whole slot for `n` elements: 64-byte aligned and a whole number of
+    /// 64-byte lines (so slots tile a chunk without gaps), as many elements as fit
+    /// in it, from the bump allocator.
     #[allow(clippy::mut_from_ref)]
     fn raw<T>(&self, n: usize) -> Option<&mut [MaybeUninit<T>]> {
         let size = std::mem::size_of::<T>();
-        if n == 0 || size == 0 || !ARENA_ALIGN.is_multiple_of(std::mem::align_of::<T>()) {
-            return (n == 0).then_some(&mut []);
+        if n == 0 {
+            return Some(&mut []);
+        }
+        // Sizes that divide a line (every `Plain` type's): a slot is whole elements.
+        if size == 0 || !ARENA_ALIGN.is_multiple_of(size) {
+            return None;
         }
         let bytes = n.checked_mul(size)?.checked_next_multiple_of(ARENA_ALIGN)?;
         let layout = Layout::from_size_align(bytes, ARENA_ALIGN).ok()?;
         let ptr = self.bump.try_alloc_layout(layout).ok()?;
-        // SAFETY: `ptr` is a fresh allocation of `bytes >= n * size` bytes, aligned
-        // to 64 (a multiple of `T`'s alignment), owned by the arena until `reset`
-        // (which takes `&mut self`, so no slice outlives it); `MaybeUninit` asks
-        // nothing of the contents.
-        Some(unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr().cast::<MaybeUninit<T>>(), n) })
+        // SAFETY: `ptr` is a fresh allocation of `bytes` bytes (a multiple of
+        // `size`), aligned to 64 (a multiple of `T`'s alignment, which divides its
+        // size), owned by the arena until `reset` (which takes `&mut self`, so no
+        // slice outlives it); `MaybeUninit` asks nothing of the contents.
+        Some(unsafe {
+            std::slice::from_raw_parts_mut(ptr.as_ptr().cast::<MaybeUninit<T>>(), bytes / size)
+        })
     }
 }
 
@@ -252,6 +291,20 @@ mod tests {
         let nan = z.iter().filter(|v| v.is_nan()).count();
         assert_eq!(nan, 100, "only the recycled 100 keep their NaN");
         assert!(z.iter().filter(|v| !v.is_nan()).all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn filled_slots_come_back_unwritten_with_their_values() {
+        let mut a = Arena::new();
+        let p = a.alloc_filled(5, f64::NAN).unwrap().as_ptr() as usize;
+        a.alloc_filled(3, true).unwrap();
+        a.reset();
+        let x = a.alloc::<f64>(5).unwrap();
+        assert_eq!(x.as_ptr() as usize, p);
+        assert!(x.iter().all(|v| v.is_nan()));
+        // The bools' slot (a whole line) reads as some f64s: initialized bytes.
+        let y = a.alloc::<f64>(8).unwrap();
+        assert_eq!(y.len(), 8);
     }
 
     #[test]
