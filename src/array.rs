@@ -130,13 +130,19 @@ pub type ArrayView<'a, T> = ArrayBase<&'a [T]>;
 /// ```
 pub type ArrayViewMut<'a, T> = ArrayBase<&'a mut [T]>;
 
+#[inline]
 pub(crate) fn check_ndim(n: usize) -> Result<()> {
     if n > MAX_NDIM {
-        return Err(Error::InvalidArgument(format!(
-            "an array may have at most {MAX_NDIM} dimensions, {n} were asked for"
-        )));
+        return Err(too_many_dims(n));
     }
     Ok(())
+}
+
+#[cold]
+fn too_many_dims(n: usize) -> Error {
+    Error::InvalidArgument(format!(
+        "an array may have at most {MAX_NDIM} dimensions, {n} were asked for"
+    ))
 }
 
 /// Resolves a possibly negative `axis` against `ndim` axes.

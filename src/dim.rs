@@ -1,28 +1,131 @@
-//! Small inline vectors for shapes and strides: ranks up to `INLINE` need no heap.
+//! Small inline vectors for shapes and strides: ranks up to `INLINE` need no heap,
+//! and longer ones reuse recycled buffers, so making a view allocates nothing once
+//! a thread has warmed up, at any rank up to `MAX_NDIM`.
 
+use crate::array::MAX_NDIM;
+use std::cell::RefCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-const INLINE: usize = 6;
+/// Axes kept inline. Five, not more: a view (data, offset, shape, strides) then
+/// spans 120 bytes, which the compiler moves with inline stores; at six (136
+/// bytes) every move of a view became a `memcpy` call, and the row view loop
+/// (`a.slice(s![i, ..])`) ran 1.6× slower.
+const INLINE: usize = 5;
 
-/// A shape or strides list; inline up to six axes, on the heap beyond.
-#[derive(Clone)]
-pub(crate) enum Small<T: Copy + Default> {
+/// Recycled buffers kept per thread and element type: enough for the shapes and
+/// strides of a few dozen live high-rank views; more are freed as usual.
+const POOL_MAX: usize = 64;
+
+/// A shape or strides list; inline up to [`INLINE`] axes, on the heap beyond.
+pub(crate) enum Small<T: Axis> {
     Inline(u8, [T; INLINE]),
-    Heap(Vec<T>),
+    Heap(Pooled<T>),
 }
 
 pub(crate) type Dim = Small<usize>;
 pub(crate) type Strides = Small<isize>;
 
-impl<T: Copy + Default> Small<T> {
+/// The element types of [`Small`], each with its own per-thread pool of heap
+/// buffers (of capacity `MAX_NDIM`, so any rank fits without growing).
+pub(crate) trait Axis: Copy + Default + 'static {
+    fn pool<R>(f: impl FnOnce(&mut Vec<Vec<Self>>) -> R) -> Option<R>;
+}
+
+macro_rules! axis_pool {
+    ($t:ty, $name:ident) => {
+        thread_local! {
+            static $name: RefCell<Vec<Vec<$t>>> = const { RefCell::new(Vec::new()) };
+        }
+        impl Axis for $t {
+            fn pool<R>(f: impl FnOnce(&mut Vec<Vec<$t>>) -> R) -> Option<R> {
+                // `try_with`/`try_borrow_mut`: during thread exit the pool may be
+                // gone, and then a buffer is simply allocated or freed.
+                $name
+                    .try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
+                    .ok()
+                    .flatten()
+            }
+        }
+    };
+}
+axis_pool!(usize, DIM_POOL);
+axis_pool!(isize, STRIDE_POOL);
+
+/// A heap buffer holding `s`: a recycled one when the thread has any.
+#[cold]
+#[inline(never)]
+fn heap_from<T: Axis>(s: &[T]) -> Vec<T> {
+    let mut v = T::pool(|p| p.pop()).flatten().unwrap_or_default();
+    v.clear();
+    v.reserve(s.len().max(MAX_NDIM));
+    v.extend_from_slice(s);
+    v
+}
+
+/// Gives `v` back to this thread's pool (or frees it when the pool is full).
+#[cold]
+#[inline(never)]
+fn recycle<T: Axis>(v: Vec<T>) {
+    if v.capacity() < MAX_NDIM {
+        return;
+    }
+    T::pool(move |p| {
+        if p.len() < POOL_MAX {
+            if p.capacity() == 0 {
+                p.reserve_exact(POOL_MAX);
+            }
+            p.push(v);
+        }
+    });
+}
+
+/// A heap buffer that goes back to its thread's pool when dropped. The `Drop` is
+/// here, not on [`Small`]: a `Drop` on `Small` itself made every inline view's
+/// drop a call, and the row view loop 1.3× slower.
+pub(crate) struct Pooled<T: Axis>(Vec<T>);
+
+impl<T: Axis> Drop for Pooled<T> {
+    #[inline]
+    fn drop(&mut self) {
+        recycle(std::mem::take(&mut self.0));
+    }
+}
+
+impl<T: Axis> Deref for Pooled<T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T: Axis> DerefMut for Pooled<T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.0
+    }
+}
+
+impl<T: Axis> Clone for Small<T> {
+    #[inline]
+    fn clone(&self) -> Self {
+        match self {
+            Small::Inline(n, a) => Small::Inline(*n, *a),
+            Small::Heap(v) => Small::Heap(Pooled(heap_from(v))),
+        }
+    }
+}
+
+impl<T: Axis> Small<T> {
     pub(crate) fn from_slice(s: &[T]) -> Self {
         if s.len() <= INLINE {
             let mut a = [T::default(); INLINE];
-            a[..s.len()].copy_from_slice(s);
+            // An element loop: `copy_from_slice` of a variable length is a call.
+            for (d, &x) in a.iter_mut().zip(s) {
+                *d = x;
+            }
             Small::Inline(s.len() as u8, a)
         } else {
-            Small::Heap(s.to_vec())
+            Small::Heap(Pooled(heap_from(s)))
         }
     }
 
@@ -30,7 +133,9 @@ impl<T: Copy + Default> Small<T> {
         if n <= INLINE {
             Small::Inline(n as u8, [v; INLINE])
         } else {
-            Small::Heap(vec![v; n])
+            let mut h = heap_from(&[]);
+            h.resize(n, v);
+            Small::Heap(Pooled(h))
         }
     }
 
@@ -40,45 +145,62 @@ impl<T: Copy + Default> Small<T> {
             Small::Inline(n, a) => {
                 let len = *n as usize;
                 assert!(i < len, "remove: index {i} out of {len}");
-                a.copy_within(i + 1..len, i);
+                // An element loop, not `copy_within`: a call to `memmove` for a
+                // few words costs more than the view it builds.
+                for k in i..len - 1 {
+                    a[k] = a[k + 1];
+                }
                 *n -= 1;
             }
             Small::Heap(v) => {
                 v.remove(i);
                 if v.len() <= INLINE {
-                    let v = std::mem::take(v);
-                    *self = Self::from_slice(&v);
+                    // The old buffer goes back to the pool as it drops.
+                    let inline = Self::from_slice(v);
+                    *self = inline;
                 }
             }
         }
     }
 
-    /// Inserts `x` before element `i` (no allocation while it fits inline).
+    /// Inserts `x` before element `i` (no allocation while it fits inline, nor
+    /// with a recycled buffer beyond).
     pub(crate) fn insert(&mut self, i: usize, x: T) {
         match self {
             Small::Inline(n, a) if (*n as usize) < INLINE => {
                 let len = *n as usize;
                 assert!(i <= len, "insert: index {i} past {len}");
-                a.copy_within(i..len, i + 1);
+                for k in (i..len).rev() {
+                    a[k + 1] = a[k];
+                }
                 a[i] = x;
                 *n += 1;
             }
-            _ => {
-                let mut v = self.to_vec();
+            Small::Inline(..) => {
+                let mut v = heap_from(self);
                 v.insert(i, x);
-                *self = Small::Heap(v);
+                *self = Small::Heap(Pooled(v));
             }
+            Small::Heap(v) => v.insert(i, x),
         }
     }
 
     /// Appends `x` (no allocation while it fits inline).
+    #[inline]
     pub(crate) fn push(&mut self, x: T) {
+        if let Small::Inline(n, a) = self {
+            if (*n as usize) < INLINE {
+                a[*n as usize] = x;
+                *n += 1;
+                return;
+            }
+        }
         let len = self.len();
         self.insert(len, x);
     }
 }
 
-impl<T: Copy + Default> Deref for Small<T> {
+impl<T: Axis> Deref for Small<T> {
     type Target = [T];
     #[inline]
     fn deref(&self) -> &[T] {
@@ -89,7 +211,7 @@ impl<T: Copy + Default> Deref for Small<T> {
     }
 }
 
-impl<T: Copy + Default> DerefMut for Small<T> {
+impl<T: Axis> DerefMut for Small<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         match self {
@@ -99,13 +221,13 @@ impl<T: Copy + Default> DerefMut for Small<T> {
     }
 }
 
-impl<T: Copy + Default + PartialEq> PartialEq for Small<T> {
+impl<T: Axis + PartialEq> PartialEq for Small<T> {
     fn eq(&self, other: &Self) -> bool {
         **self == **other
     }
 }
 
-impl<T: Copy + Default + fmt::Debug> fmt::Debug for Small<T> {
+impl<T: Axis + fmt::Debug> fmt::Debug for Small<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
@@ -183,8 +305,26 @@ mod tests {
         let mut c = b.clone();
         c.remove(0);
         c.remove(0);
+        assert!(matches!(c, Small::Heap(..)));
+        c.remove(0);
         assert!(matches!(c, Small::Inline(..)));
-        assert_eq!(&*c, &[3, 4, 5, 6, 7, 8]);
+        assert_eq!(&*c, &[4, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn heap_buffers_are_recycled_on_their_thread() {
+        // Warm the pool, then a high-rank clone reuses the buffer a drop gave back.
+        let big: Vec<usize> = (0..MAX_NDIM).collect();
+        drop(Dim::from_slice(&big));
+        let before = usize::pool(|p| p.len()).unwrap();
+        assert!(before >= 1);
+        let d = Dim::from_slice(&big[..7]);
+        assert_eq!(usize::pool(|p| p.len()).unwrap(), before - 1);
+        let e = d.clone();
+        assert_eq!(&*e, &big[..7]);
+        drop(d);
+        drop(e);
+        assert_eq!(usize::pool(|p| p.len()).unwrap(), before + 1);
     }
 
     #[test]

@@ -24,7 +24,16 @@ mod sealed {
 /// assert_eq!(first(&Array::from_vec(vec![true, false])), Some(true));
 /// ```
 pub trait DType:
-    Copy + Default + PartialEq + Debug + Send + Sync + 'static + sealed::Sealed
+    Copy
+    + Default
+    + PartialEq
+    + Debug
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+    // No padding bytes: a workspace slot filled with it is initialized throughout.
+    + ndsimd_kernels::arena::Plain
 {
     /// NumPy's name for the type (`"float64"`, `"bool"`).
     const DTYPE: &'static str;
@@ -69,6 +78,8 @@ pub trait Element:
     + Float
     + FromPrimitive
     + KernelElement
+    // Any bit pattern is a value: a workspace may hand out recycled memory unwritten.
+    + ndsimd_kernels::arena::AnyBits
     + Debug
     + Display
     + LowerExp

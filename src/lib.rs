@@ -41,6 +41,8 @@ mod ops;
 pub mod scan;
 mod shape;
 mod slice;
+mod views;
+mod workspace;
 
 pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, MAX_NDIM};
 pub use element::{DType, Element};
@@ -48,12 +50,14 @@ pub use error::{Error, Result};
 pub use info::{info, Info};
 pub use ndsimd_kernels::pool::{num_threads, set_num_threads, with_threads};
 pub use ops::axis::IndexArray;
-pub use ops::closures::{AxisIter, IterMut, Lanes};
+pub use ops::closures::IterMut;
 pub use ops::manip::{concatenate, hstack, stack, vstack};
 pub use ops::select::where_;
 pub use ops::{IntoOperand, Operand};
 pub use shape::CowArray;
 pub use slice::{NewAxis, SliceArg};
+pub use views::Lanes;
+pub use workspace::Workspace;
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

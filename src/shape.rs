@@ -106,12 +106,13 @@ pub(crate) fn nocopy_strides(old: &[usize], old_st: &[isize], new: &[usize]) -> 
     if size_of_shape(new) == Some(0) || old.contains(&0) {
         return Some(c_strides(new));
     }
-    let (od, os): (Vec<usize>, Vec<isize>) = old
-        .iter()
-        .zip(old_st)
-        .filter(|(&d, _)| d != 1)
-        .map(|(&d, &s)| (d, s))
-        .unzip();
+    // The axes longer than 1, inline (a view-only reshape must not allocate).
+    let mut od = Dim::filled(0, 0);
+    let mut os = Strides::filled(0, 0);
+    for (&d, &s) in old.iter().zip(old_st).filter(|(&d, _)| d != 1) {
+        od.push(d);
+        os.push(s);
+    }
     let mut ns = Strides::filled(new.len(), 0);
     let (mut oi, mut oj, mut ni, mut nj) = (0usize, 1usize, 0usize, 1usize);
     while ni < new.len() && oi < od.len() {
@@ -251,11 +252,14 @@ impl<S: Data> ArrayBase<S> {
     /// ```
     pub fn permuted_axes(mut self, axes: &[usize]) -> Result<Self> {
         let n = self.ndim();
-        let mut seen = vec![false; n];
+        // A bit per axis (ndim <= MAX_NDIM = 64): no allocation on the view path.
+        let mut seen = 0u64;
         let ok = axes.len() == n
-            && axes
-                .iter()
-                .all(|&a| a < n && !std::mem::replace(&mut seen[a], true));
+            && axes.iter().all(|&a| {
+                let fresh = a < n && seen & (1 << a) == 0;
+                seen |= 1u64.checked_shl(a as u32).unwrap_or(0);
+                fresh
+            });
         if !ok {
             return Err(Error::InvalidArgument(format!(
                 "axes {} are not a permutation of the {n} axes of shape {}",
@@ -263,10 +267,14 @@ impl<S: Data> ArrayBase<S> {
                 ShapeFmt(self.shape())
             )));
         }
-        let dim: Vec<usize> = axes.iter().map(|&a| self.dim[a]).collect();
-        let st: Vec<isize> = axes.iter().map(|&a| self.strides[a]).collect();
-        self.dim = Dim::from_slice(&dim);
-        self.strides = Strides::from_slice(&st);
+        let mut dim = Dim::filled(n, 0);
+        let mut st = Strides::filled(n, 0);
+        for (i, &a) in axes.iter().enumerate() {
+            dim[i] = self.dim[a];
+            st[i] = self.strides[a];
+        }
+        self.dim = dim;
+        self.strides = st;
         Ok(self)
     }
 
@@ -278,11 +286,14 @@ impl<S: Data> ArrayBase<S> {
     /// ```
     pub fn squeeze(&self) -> ArrayView<'_, S::Elem> {
         let mut v = self.view();
-        let keep: Vec<usize> = (0..v.ndim()).filter(|&i| v.dim[i] != 1).collect();
-        let dim: Vec<usize> = keep.iter().map(|&i| v.dim[i]).collect();
-        let st: Vec<isize> = keep.iter().map(|&i| v.strides[i]).collect();
-        v.dim = Dim::from_slice(&dim);
-        v.strides = Strides::from_slice(&st);
+        let mut dim = Dim::filled(0, 0);
+        let mut st = Strides::filled(0, 0);
+        for i in (0..v.ndim()).filter(|&i| v.dim[i] != 1) {
+            dim.push(v.dim[i]);
+            st.push(v.strides[i]);
+        }
+        v.dim = dim;
+        v.strides = st;
         v
     }
 

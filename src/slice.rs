@@ -1,6 +1,7 @@
 //! Basic slicing with NumPy semantics and the `s![..]` macro.
 
 use crate::array::{check_ndim, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut};
+use crate::dim::{Dim, Strides};
 use crate::error::{Error, Result};
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
@@ -198,6 +199,7 @@ macro_rules! s {
 /// / step` with `step = isize::MAX`). CPython needs no wider type because it
 /// first clamps `step` to `-isize::MAX..` and bounds `len` by `isize::MAX`; this
 /// gives the same results, and stays exact for the (empty) axes longer than that.
+#[inline]
 pub(crate) fn adjust_slice(
     start: Option<isize>,
     stop: Option<isize>,
@@ -205,6 +207,11 @@ pub(crate) fn adjust_slice(
     len: usize,
 ) -> (usize, usize) {
     debug_assert!(step != 0);
+    // The common whole-axis `..` without the general arithmetic (a row view in a
+    // hot loop pays for every call here).
+    if step == 1 && start.is_none() && stop.is_none() {
+        return (0, len);
+    }
     let (n, step) = (len as i128, step as i128);
     let clip = |v: Option<isize>, default: i128| -> i128 {
         let Some(v) = v else { return default };
@@ -247,6 +254,7 @@ pub(crate) fn adjust_slice(
 /// `offset + index * stride`, checked. It cannot overflow for an element that
 /// exists (its offset is inside the buffer); the check keeps a broken layout an
 /// error rather than a wrapped offset.
+#[inline]
 fn step_offset(offset: isize, index: usize, stride: isize, shape: &[usize]) -> Result<isize> {
     isize::try_from(index)
         .ok()
@@ -255,6 +263,7 @@ fn step_offset(offset: isize, index: usize, stride: isize, shape: &[usize]) -> R
         .ok_or_else(|| overflow(shape))
 }
 
+#[cold]
 fn overflow(shape: &[usize]) -> Error {
     Error::InvalidArgument(format!(
         "slice of shape {} overflows the address arithmetic",
@@ -264,8 +273,20 @@ fn overflow(shape: &[usize]) -> Error {
 
 impl<S: Data> ArrayBase<S> {
     /// Applies `args` to this array's layout, moving it (the data is untouched).
-    /// The core of every slicing method.
+    #[inline]
     pub(crate) fn apply_slice(&mut self, args: &[SliceArg]) -> Result<()> {
+        let (offset, dim, strides) = self.slice_layout(args)?;
+        self.offset = offset;
+        self.dim = dim;
+        self.strides = strides;
+        Ok(())
+    }
+
+    /// The layout (offset, shape, strides) that `args` cut out of this array's:
+    /// the core of every slicing method. Built apart from any view, so `slice`
+    /// constructs its result once instead of copying this array's layout first.
+    #[inline]
+    fn slice_layout(&self, args: &[SliceArg]) -> Result<(usize, Dim, Strides)> {
         let consumed = args
             .iter()
             .filter(|a| !matches!(a, SliceArg::NewAxis))
@@ -283,8 +304,10 @@ impl<S: Data> ArrayBase<S> {
             .count();
         check_ndim(self.ndim() - indices + new_axes)?;
         let empty = self.is_empty();
-        let mut dim = Vec::with_capacity(self.ndim() + new_axes);
-        let mut strides = Vec::with_capacity(self.ndim() + new_axes);
+        // Built inline (no heap below the inline rank): a view in a hot loop must
+        // not allocate.
+        let mut dim = Dim::filled(0, 0);
+        let mut strides = Strides::filled(0, 0);
         let mut offset = self.offset as isize;
         let mut ax = 0;
         for arg in args {
@@ -347,12 +370,12 @@ impl<S: Data> ArrayBase<S> {
             strides.push(self.strides[k]);
         }
         // An empty result reaches no element; keep the offset where it is valid.
-        if !dim.contains(&0) {
-            self.offset = usize::try_from(offset).map_err(|_| overflow(self.shape()))?;
-        }
-        self.dim = crate::dim::Dim::from_slice(&dim);
-        self.strides = crate::dim::Strides::from_slice(&strides);
-        Ok(())
+        let offset = if !dim.contains(&0) {
+            usize::try_from(offset).map_err(|_| overflow(self.shape()))?
+        } else {
+            self.offset
+        };
+        Ok((offset, dim, strides))
     }
 
     /// A view of a basic slice (see [`s!`](crate::s)); it shares this array's data.
@@ -366,10 +389,15 @@ impl<S: Data> ArrayBase<S> {
     /// assert_eq!(a.slice(s![7..;-3]).unwrap().to_vec(), vec![7.0, 4.0, 1.0]);
     /// assert!(a.slice(s![10]).is_err());
     /// ```
+    #[inline(always)]
     pub fn slice(&self, args: impl AsRef<[SliceArg]>) -> Result<ArrayView<'_, S::Elem>> {
-        let mut v = self.view();
-        v.apply_slice(args.as_ref())?;
-        Ok(v)
+        let (offset, dim, strides) = self.slice_layout(args.as_ref())?;
+        Ok(ArrayBase {
+            data: self.data.storage(),
+            offset,
+            dim,
+            strides,
+        })
     }
 
     /// Slices in place, keeping the storage (for chaining views without borrowing

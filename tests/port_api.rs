@@ -78,10 +78,11 @@ fn error_messages_name_shapes_and_axes() {
         msg(where_(&Array::from_elem(&[4], true), &a, 0.0)),
         "operands could not be broadcast together in where_: shapes [4], [2, 3] and []"
     );
-    assert_eq!(
-        a.broadcast_to(&[3]).unwrap_err().to_string(),
-        "cannot broadcast an array of shape [2, 3] to shape [3]"
-    );
+    assert!(a
+        .broadcast_to(&[3])
+        .unwrap_err()
+        .to_string()
+        .contains("shapes [2, 3] and [3]"));
     assert_eq!(
         msg(a.mask_select(&Array::from_elem(&[3, 2], true))),
         "boolean mask of shape [3, 2] does not match the array's shape [2, 3]"

@@ -51,6 +51,7 @@
 #[macro_use]
 mod macros;
 
+pub mod arena;
 pub mod ceiling;
 pub mod dispatch;
 pub mod gemm;

@@ -64,7 +64,9 @@
 //!   `prod`, `max`, `min`, `argmax` and `argmin` accept `axis=0` and `axis=-1` on a 0-d
 //!   array as a legacy special case; its `mean` raises. ndsimd raises for all.)
 
-use crate::array::{normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data};
+use super::operand::check_out;
+use crate::array::{normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data, DataMut};
+use crate::dim::{Dim, Strides};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::{DType, Element};
 use ndsimd_kernels::{par, BinaryOp, Table};
@@ -192,7 +194,7 @@ impl IndexArray {
 
 /// The four value reductions that fold with an elementwise kernel.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Fold {
+pub(super) enum Fold {
     Sum,
     Prod,
     Max,
@@ -241,13 +243,15 @@ struct Geometry {
     /// The other axes, length-1 axes dropped and uniform neighbours merged, in
     /// row-major order; never empty (a lone `(1, 0)` when there are none). The last
     /// one is the run.
-    dims: Vec<usize>,
-    strides: Vec<isize>,
+    dims: Dim,
+    strides: Strides,
 }
 
 impl Geometry {
     fn new<T: DType>(a: &ArrayView<'_, T>, axis: usize) -> Self {
-        let (mut dims, mut strides) = (Vec::new(), Vec::<isize>::new());
+        // Inline (no heap below the inline rank): an `_into` reduction in a hot
+        // loop must not allocate.
+        let (mut dims, mut strides) = (Dim::filled(0, 0), Strides::filled(0, 0));
         for (ax, (&d, &s)) in a.shape().iter().zip(a.strides()).enumerate() {
             if ax == axis || d == 1 {
                 continue;
@@ -287,7 +291,7 @@ impl Geometry {
     /// The input offset of output position `pos` (row-major over `dims`).
     fn offset_of(&self, mut pos: usize) -> isize {
         let mut off = self.offset;
-        for (&d, &s) in self.dims.iter().zip(&self.strides).rev() {
+        for (&d, &s) in self.dims.iter().zip(self.strides.iter()).rev() {
             off += (pos % d) as isize * s;
             pos /= d;
         }
@@ -298,7 +302,7 @@ impl Geometry {
     /// walking the offsets with an odometer.
     fn for_each_offset(&self, start: usize, count: usize, mut f: impl FnMut(usize, isize)) {
         let nd = self.dims.len();
-        let mut idx = vec![0usize; nd];
+        let mut idx = Dim::filled(nd, 0);
         let mut p = start;
         for ax in (0..nd).rev() {
             idx[ax] = p % self.dims[ax];
@@ -560,8 +564,8 @@ fn drive_slabs<O: Send>(
         n: g.n,
         sk: g.sk,
         offset: g.offset,
-        dims: g.dims[..g.dims.len() - 1].to_vec(),
-        strides: g.strides[..g.strides.len() - 1].to_vec(),
+        dims: Dim::from_slice(&g.dims[..g.dims.len() - 1]),
+        strides: Strides::from_slice(&g.strides[..g.strides.len() - 1]),
     };
     split_out(out, g.n, SLAB_MIN_OUT, &|start, mut piece| {
         // Position `start` is column `c0` of output row `p`.
@@ -597,8 +601,8 @@ fn drive_lanes<T: Element, O: Send>(
 }
 
 /// The output shape: `shape` without `axis`, or with it set to 1 under `keepdims`.
-fn out_shape(shape: &[usize], axis: usize, keepdims: bool) -> Vec<usize> {
-    let mut s = shape.to_vec();
+fn out_shape(shape: &[usize], axis: usize, keepdims: bool) -> Dim {
+    let mut s = Dim::from_slice(shape);
     if keepdims {
         s[axis] = 1;
     } else {
@@ -622,35 +626,75 @@ fn fold_axis<T: Element>(
 ) -> Result<Array<T>> {
     let k = normalize_axis(axis, a.ndim())?;
     let shape = out_shape(a.shape(), k, keepdims);
-    let n = a.shape()[k];
-    let identity = match fold {
+    let identity = fold_identity(fold, &a, axis, k)?;
+    // An empty axis can ask for far more than the input holds.
+    let mut out = try_filled(&shape, identity)?;
+    fold_run(&a, k, fold, out.payload_mut());
+    Ok(Array::from_aligned(&shape, out))
+}
+
+/// [`fold_axis`] into a caller's `out` of the result's shape (any layout): the
+/// same driver on `out`'s slice when it is contiguous, else through a copy.
+pub(super) fn fold_axis_into<T: Element>(
+    a: ArrayView<'_, T>,
+    axis: isize,
+    keepdims: bool,
+    fold: Fold,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+) -> Result<()> {
+    let k = normalize_axis(axis, a.ndim())?;
+    let shape = out_shape(a.shape(), k, keepdims);
+    check_out(&shape, out.shape())?;
+    let identity = fold_identity(fold, &a, axis, k)?;
+    match out.as_slice_mut() {
+        Some(s) => {
+            // The slab path accumulates into its band: the identity first, as the
+            // allocating form's buffer starts.
+            s.fill(identity);
+            fold_run(&a, k, fold, s);
+        }
+        None => {
+            let mut tmp = try_filled(&shape, identity)?;
+            fold_run(&a, k, fold, tmp.payload_mut());
+            let mut it = tmp.payload().iter();
+            out.for_each_mut(|o| *o = *it.next().unwrap());
+        }
+    }
+    Ok(())
+}
+
+/// The value an output element starts from, or the error of an empty axis for
+/// `max`/`min` (which have no identity).
+fn fold_identity<T: Element>(fold: Fold, a: &ArrayView<'_, T>, axis: isize, k: usize) -> Result<T> {
+    Ok(match fold {
         Fold::Sum => T::zero(),
         Fold::Prod => T::one(),
-        Fold::Max | Fold::Min if n == 0 => {
+        Fold::Max | Fold::Min if a.shape()[k] == 0 => {
             return Err(empty_axis_error(fold.name(), axis, a.shape()))
         }
         Fold::Max | Fold::Min => T::zero(),
-    };
-    // An empty axis can ask for far more than the input holds.
-    let mut out = try_filled(&shape, identity)?;
-    let total = out.payload().len();
+    })
+}
+
+/// The reduction of axis `k` of `a` into `out` (row-major over the other axes,
+/// filled with the identity).
+fn fold_run<T: Element>(a: &ArrayView<'_, T>, k: usize, fold: Fold, out: &mut [T]) {
+    let n = a.shape()[k];
+    let total = out.len();
     if n == 0 || total == 0 {
         // An empty result, or (an empty axis) the identity everywhere.
-        return Ok(Array::from_aligned(&shape, out));
+        return;
     }
-    let g = Geometry::new(&a, k);
+    let g = Geometry::new(a, k);
     debug_assert_eq!(g.out_len(), total);
     let t = T::table();
     let data = a.data;
     match g.path() {
-        Path::Lanes | Path::GatheredLanes => {
-            drive_lanes(&g, data, out.payload_mut(), |l| fold.lane(t, l))
-        }
-        Path::Slabs => drive_slabs(&g, out.payload_mut(), |row_off, cols, piece| {
+        Path::Lanes | Path::GatheredLanes => drive_lanes(&g, data, out, |l| fold.lane(t, l)),
+        Path::Slabs => drive_slabs(&g, out, |row_off, cols, piece| {
             fold_band(fold, t, &g, data, row_off, cols, piece)
         }),
     }
-    Ok(Array::from_aligned(&shape, out))
 }
 
 fn arg_axis<T: Element>(
@@ -662,26 +706,57 @@ fn arg_axis<T: Element>(
     let k = normalize_axis(axis, a.ndim())?;
     let shape = out_shape(a.shape(), k, keepdims);
     if a.shape()[k] == 0 {
-        let op = if max { "argmax" } else { "argmin" };
-        return Err(empty_axis_error(op, axis, a.shape()));
+        return Err(arg_empty(max, axis, a.shape()));
     }
     let total: usize = shape.iter().product();
     let mut out = vec![0usize; total];
-    if total > 0 {
-        let g = Geometry::new(&a, k);
-        debug_assert_eq!(g.out_len(), total);
-        let t = T::table();
-        let data = a.data;
-        match g.path() {
-            Path::Lanes | Path::GatheredLanes => drive_lanes(&g, data, &mut out, |l| {
-                if max { (t.argmax)(l) } else { (t.argmin)(l) }.unwrap_or(0)
-            }),
-            Path::Slabs => drive_slabs(&g, &mut out, |row_off, cols, piece| {
-                arg_band(max, &g, data, row_off, cols, piece)
-            }),
-        }
+    arg_run(&a, k, max, &mut out);
+    Ok(IndexArray {
+        shape: shape.to_vec(),
+        data: out,
+    })
+}
+
+fn arg_empty(max: bool, axis: isize, shape: &[usize]) -> Error {
+    let op = if max { "argmax" } else { "argmin" };
+    empty_axis_error(op, axis, shape)
+}
+
+/// [`arg_axis`] into a caller's index array of the result's shape.
+pub(super) fn arg_axis_into<T: Element>(
+    a: ArrayView<'_, T>,
+    axis: isize,
+    keepdims: bool,
+    max: bool,
+    out: &mut IndexArray,
+) -> Result<()> {
+    let k = normalize_axis(axis, a.ndim())?;
+    let shape = out_shape(a.shape(), k, keepdims);
+    check_out(&shape, &out.shape)?;
+    if a.shape()[k] == 0 {
+        return Err(arg_empty(max, axis, a.shape()));
     }
-    Ok(IndexArray { shape, data: out })
+    arg_run(&a, k, max, &mut out.data);
+    Ok(())
+}
+
+/// The indices of axis `k`'s extremes into `out` (row-major over the other axes).
+fn arg_run<T: Element>(a: &ArrayView<'_, T>, k: usize, max: bool, out: &mut [usize]) {
+    if out.is_empty() {
+        return;
+    }
+    let g = Geometry::new(a, k);
+    debug_assert_eq!(g.out_len(), out.len());
+    let t = T::table();
+    let data = a.data;
+    match g.path() {
+        Path::Lanes | Path::GatheredLanes => drive_lanes(&g, data, out, |l| {
+            if max { (t.argmax)(l) } else { (t.argmin)(l) }.unwrap_or(0)
+        }),
+        Path::Slabs => drive_slabs(&g, out, |row_off, cols, piece| {
+            arg_band(max, &g, data, row_off, cols, piece)
+        }),
+    }
 }
 
 impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
@@ -821,10 +896,7 @@ mod tests {
         assert_eq!(Geometry::new(&v, 1).path(), Path::Slabs);
         assert_eq!(Geometry::new(&v, 0).path(), Path::Slabs);
         let g = Geometry::new(&v, 0);
-        assert_eq!(
-            (g.dims.as_slice(), g.strides.as_slice()),
-            (&[200][..], &[1][..])
-        );
+        assert_eq!((&g.dims[..], &g.strides[..]), (&[200][..], &[1][..]));
         let t = v.t();
         assert_eq!(Geometry::new(&t, 0).path(), Path::Lanes);
         assert_eq!(Geometry::new(&t, 2).path(), Path::Slabs); // run 5, stride 40 < 200

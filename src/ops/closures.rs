@@ -6,8 +6,8 @@
 //! for the operations that have none. Every form works on any layout (transposed,
 //! sliced, negative strides) and visits elements in logical row-major order.
 
-use crate::array::{normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data, DataMut};
-use crate::dim::{broadcast_shapes, broadcast_strides, Dim, Strides};
+use crate::array::{try_filled, Array, ArrayBase, ArrayView, Data, DataMut};
+use crate::dim::{broadcast_shapes, broadcast_strides, Dim};
 use crate::error::{Error, Result};
 use crate::ops::operand::check_out;
 use crate::DType;
@@ -155,64 +155,6 @@ impl<S: Data> ArrayBase<S> {
         self.iter().for_each(f);
     }
 
-    /// The 1-D views along the last axis, one for every index of the other axes
-    /// in row-major order (the rows of a matrix; [`lanes(-1)`](Self::lanes)). A
-    /// 0-D array has one row of its one element.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_shape_vec(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
-    /// let sums: Vec<f64> = a.rows().map(|r| r.sum()).collect();
-    /// assert_eq!(sums, vec![6.0, 15.0]);
-    /// ```
-    pub fn rows(&self) -> Lanes<'_, S::Elem> {
-        if self.ndim() == 0 {
-            let mut v = self.view();
-            v.dim = Dim::from_slice(&[1]);
-            v.strides = Strides::from_slice(&[1]);
-            return Lanes::new(v, 0);
-        }
-        Lanes::new(self.view(), self.ndim() - 1)
-    }
-
-    /// The 1-D views along `axis` (negative counts from the end), one for every
-    /// index of the other axes in row-major order; [`Error::AxisOutOfRange`] for a
-    /// bad axis.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_shape_vec(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
-    /// let cols: Vec<Vec<f64>> = a.lanes(0).unwrap().map(|c| c.to_vec()).collect();
-    /// assert_eq!(cols, vec![vec![1.0, 4.0], vec![2.0, 5.0], vec![3.0, 6.0]]);
-    /// assert!(a.lanes(2).is_err());
-    /// ```
-    pub fn lanes(&self, axis: isize) -> Result<Lanes<'_, S::Elem>> {
-        let ax = normalize_axis(axis, self.ndim())?;
-        Ok(Lanes::new(self.view(), ax))
-    }
-
-    /// The sub-views at each index along `axis`, with that axis removed (NumPy's
-    /// iteration over `np.moveaxis(a, axis, 0)`); [`Error::AxisOutOfRange`] for a
-    /// bad axis.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_shape_vec(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
-    /// let cols: Vec<f64> = a.axis_iter(-1).unwrap().map(|c| c.sum()).collect();
-    /// assert_eq!(cols, vec![5.0, 7.0, 9.0]);
-    /// ```
-    pub fn axis_iter(&self, axis: isize) -> Result<AxisIter<'_, S::Elem>> {
-        let ax = normalize_axis(axis, self.ndim())?;
-        let v = self.view();
-        let n = v.dim[ax];
-        let stride = v.strides[ax];
-        let mut sub = v;
-        sub.dim.remove(ax);
-        sub.strides.remove(ax);
-        Ok(AxisIter {
-            sub,
-            stride,
-            index: 0,
-            len: n,
-        })
-    }
 }
 
 impl<S: DataMut> ArrayBase<S> {
@@ -359,90 +301,3 @@ impl<'a, T> Iterator for IterMut<'a, T> {
 
 impl<T> ExactSizeIterator for IterMut<'_, T> {}
 
-/// The 1-D views along one axis: see [`ArrayBase::lanes`] and
-/// [`ArrayBase::rows`].
-///
-/// ```
-/// let a = ndsimd::Array::<f64>::zeros(&[2, 3, 4]);
-/// let lanes: ndsimd::Lanes<'_, f64> = a.lanes(1).unwrap();
-/// assert_eq!(lanes.len(), 8);
-/// ```
-pub struct Lanes<'a, T: DType> {
-    src: ArrayView<'a, T>,
-    /// The lane's length and stride.
-    len: usize,
-    stride: isize,
-    /// The first element of every lane, in row-major order of the other axes.
-    starts: std::vec::IntoIter<usize>,
-}
-
-impl<'a, T: DType> Lanes<'a, T> {
-    fn new(v: ArrayView<'a, T>, ax: usize) -> Self {
-        let len = v.dim[ax];
-        let stride = v.strides[ax];
-        let mut outer_dim = v.dim.clone();
-        let mut outer_st = v.strides.clone();
-        outer_dim.remove(ax);
-        outer_st.remove(ax);
-        let mut starts = Vec::with_capacity(outer_dim.iter().product());
-        for_each_offset(&outer_dim, &outer_st, v.offset, |o| starts.push(o));
-        Lanes {
-            src: v,
-            len,
-            stride,
-            starts: starts.into_iter(),
-        }
-    }
-}
-
-impl<'a, T: DType> Iterator for Lanes<'a, T> {
-    type Item = ArrayView<'a, T>;
-    fn next(&mut self) -> Option<ArrayView<'a, T>> {
-        let off = self.starts.next()?;
-        Some(ArrayBase {
-            data: self.src.data,
-            offset: off,
-            dim: Dim::from_slice(&[self.len]),
-            strides: Strides::from_slice(&[self.stride]),
-        })
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.starts.size_hint()
-    }
-}
-
-impl<T: DType> ExactSizeIterator for Lanes<'_, T> {}
-
-/// The sub-views along one axis: see [`ArrayBase::axis_iter`].
-///
-/// ```
-/// let a = ndsimd::Array::<f64>::zeros(&[2, 3, 4]);
-/// let mut it: ndsimd::AxisIter<'_, f64> = a.axis_iter(1).unwrap();
-/// assert_eq!(it.len(), 3);
-/// assert_eq!(it.next().unwrap().shape(), &[2, 4]);
-/// ```
-pub struct AxisIter<'a, T: DType> {
-    sub: ArrayView<'a, T>,
-    stride: isize,
-    index: usize,
-    len: usize,
-}
-
-impl<'a, T: DType> Iterator for AxisIter<'a, T> {
-    type Item = ArrayView<'a, T>;
-    fn next(&mut self) -> Option<ArrayView<'a, T>> {
-        if self.index >= self.len {
-            return None;
-        }
-        let mut v = self.sub.clone();
-        v.offset = (self.sub.offset as isize + self.index as isize * self.stride) as usize;
-        self.index += 1;
-        Some(v)
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.len - self.index;
-        (n, Some(n))
-    }
-}
-
-impl<T: DType> ExactSizeIterator for AxisIter<'_, T> {}

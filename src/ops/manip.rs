@@ -2,7 +2,6 @@
 //! `hstack`, `split`, `array_split`, `tile`, and the views `flip`, `swap_axes`,
 //! `broadcast_to`.
 
-use super::closures::broadcast_view;
 use super::select::standard;
 use crate::array::{check_ndim, normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data};
 use crate::dim::{size_of_shape, Dim, Strides};
@@ -364,30 +363,6 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
         v.dim.swap(i, j);
         v.strides.swap(i, j);
         Ok(v)
-    }
-
-    /// NumPy's `broadcast_to(a, shape)`: a read-only view of this array as `shape`
-    /// (axes of length 1 and missing leading axes repeat with stride 0, no copy).
-    /// Errors naming both shapes when it does not broadcast.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
-    /// let b = a.broadcast_to(&[3, 2]).unwrap();
-    /// assert_eq!(b.strides(), &[0, 1]);
-    /// assert_eq!(b.to_vec(), vec![1.0, 2.0, 1.0, 2.0, 1.0, 2.0]);
-    /// assert!(a.broadcast_to(&[3]).is_err());
-    /// ```
-    pub fn broadcast_to(&self, shape: &[usize]) -> Result<ArrayView<'_, T>> {
-        check_ndim(shape.len())?;
-        broadcast_view(self.view(), shape)
-            .filter(|_| size_of_shape(shape).is_some())
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "cannot broadcast an array of shape {} to shape {}",
-                    ShapeFmt(self.shape()),
-                    ShapeFmt(shape)
-                ))
-            })
     }
 }
 

@@ -7,6 +7,7 @@ mod compare;
 mod cumulative;
 pub(crate) mod engine;
 mod fma;
+mod into;
 mod linalg;
 pub(crate) mod manip;
 pub(crate) mod operand;

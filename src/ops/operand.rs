@@ -37,6 +37,12 @@ impl<'a, S: Data> IntoOperand<'a, S::Elem> for &'a ArrayBase<S> {
     }
 }
 
+impl<'a, T: DType> IntoOperand<'a, T> for Operand<'a, T> {
+    fn into_operand(self) -> Operand<'a, T> {
+        self
+    }
+}
+
 impl<'a, T: DType> IntoOperand<'a, T> for ArrayView<'a, T> {
     fn into_operand(self) -> Operand<'a, T> {
         Operand::Array(self)

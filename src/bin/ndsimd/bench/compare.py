@@ -22,6 +22,11 @@ def case(op, n):
         c = np.empty((n, n), dt)
         return lambda: np.matmul(a, b, out=c), lambda: c
     x, y, o = vec(n, 7919, dt, False), vec(n, 104729, dt, False), np.empty(n, dt)
+    # The workspace rows: NumPy's allocating expressions.
+    if op == "ws add":
+        return lambda: x + y, lambda: x + y
+    if op in ("ws chain", "blocked chain"):
+        return lambda: np.sqrt(x * y + x), lambda: np.sqrt(x * y + x)
     binary = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
               "maximum": np.maximum}
     unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt}

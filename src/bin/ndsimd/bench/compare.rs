@@ -207,6 +207,38 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
     if let Some(c) = port_case(op, n, &x, &y) {
         return Some(c);
     }
+    // The workspace rows: NumPy's allocating expressions against our workspace
+    // (reset each call) and the blocked chain.
+    if matches!(op, "ws add" | "ws chain" | "blocked chain") {
+        let chain = |x: &Array<T>, y: &Array<T>| x.mul(y).unwrap().add(x).unwrap().sqrt();
+        let want = if op == "ws add" {
+            all(&x.add(&y).ok()?)
+        } else {
+            all(&chain(&x, &y))
+        };
+        let mut ws = ndsimd::Workspace::new();
+        let call: Box<dyn FnMut()> = match op {
+            "ws add" => Box::new(move || {
+                black_box(ws.add(black_box(&x), &y).unwrap());
+                ws.reset();
+            }),
+            "ws chain" => Box::new(move || {
+                black_box(
+                    ws.sqrt(&ws.add(&ws.mul(black_box(&x), &y).unwrap(), &x).unwrap())
+                        .unwrap(),
+                );
+                ws.reset();
+            }),
+            _ => {
+                let (x, y) = (Array::from_vec(all(&x)), Array::from_vec(all(&y)));
+                let mut out = Array::<f64>::zeros(&[n]);
+                Box::new(move || {
+                    super::workspace::blocked_chain(&mut ws, black_box(&x), &y, black_box(&mut out))
+                })
+            }
+        };
+        return Some((call, Box::new(move || want.clone())));
+    }
     let name = op.strip_suffix("_into").unwrap_or(op);
     let run: fn(&Array<T>, &Array<T>) -> Array<T> = match name {
         "add" => |x, y| x.add(y).unwrap(),

@@ -23,6 +23,7 @@ mod port;
 mod runner;
 mod scans;
 mod single;
+mod workspace;
 
 use ndsimd::Array;
 use ndsimd_kernels::ceiling::ceilings;
@@ -121,6 +122,7 @@ fn run_tables(r: &mut Runner) {
         single::single(r);
         port::port(r);
     });
+    ndsimd::with_threads(1, || workspace::workspace(r));
     let threads = ndsimd::num_threads();
     if threads > 1 {
         r.set_section(runner::Section::Pool, threads);

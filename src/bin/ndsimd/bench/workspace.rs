@@ -1,0 +1,132 @@
+//! The workspace rows: `add` in a `Workspace` against `add_into`, the chain
+//! `sqrt(x*y + x)` in a workspace against the allocating form, and that chain
+//! evaluated block by block (through L1-sized pieces) against three full passes.
+//! With `--compare`, NumPy's `x + y` and `np.sqrt(x*y + x)` as well.
+
+use super::runner::Runner;
+use super::*;
+use ndsimd::{s, Workspace};
+
+/// Elements per block of the blocked chain: three blocks of `f64` (x, y and the
+/// temporary) in 48 KiB, Zen 5's L1d.
+pub const BLOCK: usize = 2048;
+
+/// The length from which the blocked chain runs block by block: below it the
+/// operands (three of `f64`) fit in Zen 5's 1 MiB L2 and whole-array passes win.
+pub const BLOCKED_MIN: usize = 1 << 15;
+
+/// `sqrt(x*y + x)` block by block into `out`: each block's temporary stays in L1
+/// between the three kernels, so memory is read once and written once.
+pub fn blocked_chain(ws: &mut Workspace, x: &Array<f64>, y: &Array<f64>, out: &mut Array<f64>) {
+    let n = x.len();
+    if n < BLOCKED_MIN {
+        // Everything in L2 already: three whole-array kernels, without the
+        // per-block calls.
+        {
+            let t = ws.mul(x, y).unwrap();
+            ws.add(&t, x).unwrap().sqrt_into(out).unwrap();
+        }
+        ws.reset();
+        return;
+    }
+    {
+        let mut t = ws.empty::<f64>(&[BLOCK]).unwrap();
+        let mut i = 0;
+        while i < n {
+            let e = (i + BLOCK).min(n);
+            let (xb, yb) = (x.slice(s![i..e]).unwrap(), y.slice(s![i..e]).unwrap());
+            let mut tb = t.slice_mut(s![..e - i]).unwrap();
+            xb.mul_into(&yb, &mut tb).unwrap();
+            tb.try_add_assign(&xb).unwrap();
+            tb.sqrt_into(&mut out.slice_mut(s![i..e]).unwrap()).unwrap();
+            i = e;
+        }
+    }
+    ws.reset();
+}
+
+/// The same chain as three full `_into` passes.
+pub fn three_passes(x: &Array<f64>, y: &Array<f64>, t: &mut Array<f64>, out: &mut Array<f64>) {
+    x.mul_into(y, t).unwrap();
+    t.try_add_assign(x).unwrap();
+    t.sqrt_into(out).unwrap();
+}
+
+pub fn workspace(r: &mut Runner) {
+    for &n in &SIZES {
+        let x = fresh(data(n, 1));
+        let y = fresh(data(n, 2));
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut t = Array::<f64>::zeros(&[n]);
+        let mut out2 = Array::<f64>::zeros(&[n]);
+        let mut ws = Workspace::new();
+        let want_add = x.add(&y).unwrap();
+        let want_chain = x.mul(&y).unwrap().add(&x).unwrap().sqrt();
+        if r.wants("ws add") {
+            same(
+                &ws.add(&x, &y).unwrap().to_vec(),
+                &want_add.to_vec(),
+                "ws add",
+            );
+            ws.reset();
+            r.row(
+                "ws add",
+                n,
+                24 * n,
+                "add_into",
+                &mut || {
+                    black_box(ws.add(black_box(&x), &y).unwrap());
+                    ws.reset();
+                },
+                &mut || x.add_into(&y, black_box(&mut out)).unwrap(),
+            );
+        }
+        if r.wants("ws chain") {
+            let got = ws
+                .sqrt(&ws.add(&ws.mul(&x, &y).unwrap(), &x).unwrap())
+                .unwrap();
+            same(&got.to_vec(), &want_chain.to_vec(), "ws chain");
+            ws.reset();
+            r.row(
+                "ws chain",
+                n,
+                24 * n,
+                "allocating",
+                &mut || {
+                    black_box(
+                        ws.sqrt(&ws.add(&ws.mul(black_box(&x), &y).unwrap(), &x).unwrap())
+                            .unwrap(),
+                    );
+                    ws.reset();
+                },
+                &mut || {
+                    drop(black_box(
+                        x.mul(black_box(&y)).unwrap().add(&x).unwrap().sqrt(),
+                    ))
+                },
+            );
+        }
+        if r.wants("blocked chain") {
+            blocked_chain(&mut ws, &x, &y, &mut out);
+            same(
+                out.as_slice().unwrap(),
+                want_chain.as_slice().unwrap(),
+                "blocked chain",
+            );
+            three_passes(&x, &y, &mut t, &mut out);
+            same(
+                out.as_slice().unwrap(),
+                want_chain.as_slice().unwrap(),
+                "three passes",
+            );
+            r.row(
+                "blocked chain",
+                n,
+                24 * n,
+                "3 passes",
+                &mut || blocked_chain(&mut ws, black_box(&x), &y, black_box(&mut out)),
+                &mut || three_passes(black_box(&x), &y, &mut t, black_box(&mut out2)),
+            );
+        }
+    }
+}
