@@ -1,11 +1,146 @@
-//! Products too small to repay packing: a plain loop, each element of C a dot
-//! product over k in order (multiply then add, never fused), no scratch, no fan-out.
+//! Products too small to repay packing or a fan-out.
+//!
+//! The register path ([`register`]) takes products whose `m`, `n` and `k` are all at
+//! most [`SMALL_SIDE`], at every tier: the direct path's register blocks
+//! (`direct.rs`, `R` rows of C by `W` vectors, A broadcast, B's rows along the lanes)
+//! on operands of any strides. Where B's rows (in the form the driver picked) are not
+//! contiguous or not a whole number of vectors, they are first copied into a
+//! zero-padded buffer on the stack; where C's are not, the blocks write a stack
+//! buffer that is then copied out (`t + beta * c` there, as the blocks write it).
+//! Each element is the direct and packed paths' sum (`acc = a * b + acc` over k in
+//! order from `+0`, fused on tiers with FMA, then `alpha * acc`, then `+ beta * c`
+//! unless `beta == 0`), so the path taken never changes a bit; no scratch, no
+//! blocking beyond k's blocks, no thread.
+//!
+//! [`gemm`] is the portable loop (multiply then add, never fused) for the rest of the
+//! products of at most `path::SMALL_MAX` multiply-adds whose layout the direct path
+//! cannot take (a long side with strided operands).
 
 use super::mat::{Raw, RawMut};
 use crate::scalar::Arith;
+use crate::vector::FloatVector;
+use core::mem::MaybeUninit;
 
-/// `C = alpha * A * B + beta * C` for an `m x k` A and `k x n` B, `k > 0`; `C` is not
-/// read when `beta == 0`.
+/// The register path's limit on each of `m`, `n` and `k` (its stack buffers hold
+/// `SMALL_SIDE²` elements, `n` rounded up to whole vectors staying within it).
+pub(crate) const SMALL_SIDE: usize = 32;
+
+/// A tier's register path: `(m, n, k, kc, a, b, c, alpha, beta)`, `C = alpha * A * B
+/// + beta * C` for an `m x k` A, `k x n` B and `m x n` C, each `(pointer, row
+/// stride, column stride)`, k summed in blocks of `kc` steps (see [`register`]).
+///
+/// # Safety
+/// The CPU has the kernel's tier; `0 < m, n, k <= SMALL_SIDE`, `kc > 0`; every
+/// element of A and B is valid for reads, every element of C for writes (and reads
+/// unless `beta == 0`), distinct elements of C distinct and not overlapping A or B.
+pub type SmallFn<T> = unsafe fn(
+    dims: (usize, usize, usize, usize),
+    a: (*const T, isize, isize),
+    b: (*const T, isize, isize),
+    c: (*mut T, isize, isize),
+    alpha: T,
+    beta: T,
+);
+
+/// The register path's template (see the module doc), with the direct path's `R x
+/// W` blocks of vector `V`.
+///
+/// # Safety
+/// As [`SmallFn`], inside a function with `V`'s features; `R <= 8`; `V::N` divides
+/// [`SMALL_SIDE`] (or is 1).
+#[inline(always)]
+pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
+    (m, n, k, kc): (usize, usize, usize, usize),
+    (a, ars, acs): (*const V::T, isize, isize),
+    (b, brs, bcs): (*const V::T, isize, isize),
+    (c, crs, ccs): (*mut V::T, isize, isize),
+    alpha: V::T,
+    beta: V::T,
+) {
+    const { assert!(SMALL_SIDE.is_multiple_of(V::N)) };
+    debug_assert!(m <= SMALL_SIDE && n <= SMALL_SIDE && k <= SMALL_SIDE);
+    let zero = <V::T as Arith>::ZERO;
+    let whole = n.is_multiple_of(V::N);
+    // B's rows are read as whole vectors: in place when they are, else from a copy
+    // with `ld` elements a row, zeros past `n`.
+    let ld = n.next_multiple_of(V::N);
+    let mut bbuf = [MaybeUninit::<V::T>::uninit(); SMALL_SIDE * SMALL_SIDE];
+    let (b, brs) = if whole && (bcs == 1 || n == 1) {
+        (b, brs)
+    } else {
+        let to = bbuf.as_mut_ptr().cast::<V::T>();
+        for p in 0..k {
+            // SAFETY: `p < k`, `j < n` are elements of B (the caller's promise);
+            // `p * ld + j < k * ld <= SMALL_SIDE²` lies in the buffer.
+            unsafe {
+                let from = b.offset(p as isize * brs);
+                let row = to.add(p * ld);
+                for j in 0..n {
+                    *row.add(j) = *from.offset(j as isize * bcs);
+                }
+                for j in n..ld {
+                    *row.add(j) = zero;
+                }
+            }
+        }
+        (to.cast_const(), ld as isize)
+    };
+    let beta_opt = if beta == zero { None } else { Some(beta) };
+    if whole && (ccs == 1 || n == 1) {
+        // SAFETY: B's rows hold `n` contiguous elements, a whole number of vectors
+        // (in place or the buffer above), as C's rows do; the rest is the caller's.
+        unsafe {
+            super::direct::direct::<V, R, W>(
+                (m, n, k, kc),
+                a,
+                (ars, acs),
+                b,
+                brs,
+                c,
+                crs,
+                alpha,
+                beta_opt,
+            )
+        };
+        return;
+    }
+    // C through a buffer: the blocks write `alpha * acc` there (C not read), then
+    // each element goes out as `t + beta * c`, as the blocks would write it.
+    let mut cbuf = [MaybeUninit::<V::T>::uninit(); SMALL_SIDE * SMALL_SIDE];
+    let to = cbuf.as_mut_ptr().cast::<V::T>();
+    // SAFETY: the buffer holds `m * ld <= SMALL_SIDE²` elements, rows `ld` apart, all
+    // written (`beta` None) before the copy below reads them; B as above.
+    unsafe {
+        super::direct::direct::<V, R, W>(
+            (m, ld, k, kc),
+            a,
+            (ars, acs),
+            b,
+            brs,
+            to,
+            ld as isize,
+            alpha,
+            None,
+        )
+    };
+    for i in 0..m {
+        for j in 0..n {
+            // SAFETY: `(i, j)` is an element of C (the caller's promise) and
+            // `i * ld + j` one of the buffer's, written above.
+            unsafe {
+                let t = *to.add(i * ld + j);
+                let out = c.offset(i as isize * crs + j as isize * ccs);
+                *out = match beta_opt {
+                    None => t,
+                    Some(beta) => t + beta * *out,
+                };
+            }
+        }
+    }
+}
+
+/// `C = alpha * A * B + beta * C` for an `m x k` A and `k x n` B, `k > 0`, as a
+/// plain loop; `C` is not read when `beta == 0`.
 ///
 /// # Safety
 /// `a.at(i, p)`, `b.at(p, j)` are valid for reads and `c.at(i, j)` for reads and
