@@ -30,6 +30,7 @@ pub(crate) mod kernel;
 #[macro_use]
 pub(crate) mod table;
 
+mod batch;
 mod block;
 mod direct;
 mod driver;
@@ -51,6 +52,7 @@ pub(crate) mod neon;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse2;
 
+pub use batch::{gemm_batch, gemm_batch_with_tier, BatchMut, BatchRef};
 pub use mat::{MatMut, MatRef};
 
 use crate::{active_tier, KernelElement, Tier};

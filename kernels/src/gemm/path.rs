@@ -79,6 +79,8 @@ pub(crate) struct Register<T> {
     pub c: RawMut<T>,
     /// The packed path's k-block (`k` unless a tuning forces a shorter one).
     pub kc: usize,
+    /// Whether this is the transposed product `C^T = B^T A^T`.
+    pub flipped: bool,
 }
 
 /// The direct path's product: B's and C's rows contiguous.
@@ -143,8 +145,21 @@ pub(crate) fn choose<T: GemmElement>(
     let tiny = m.max(n).max(k) <= SMALL_SIDE;
     if tuning.direct_path != Some(true) && tiny && tuning.small_path != Some(false) {
         let kc = tuning.kc.map_or(k, |kc| block::depth(k, kc));
-        let (m, n, a, b, c) = register_form(kern.lanes, m, n, a, b, c);
-        return Path::Register(Register { m, n, a, b, c, kc });
+        let flipped = register_flipped(kern.lanes, m, n, a, b, c);
+        let (m, n, a, b, c) = if flipped {
+            (n, m, b.t(), a.t(), c.t())
+        } else {
+            (m, n, a, b, c)
+        };
+        return Path::Register(Register {
+            m,
+            n,
+            a,
+            b,
+            c,
+            kc,
+            flipped,
+        });
     }
     let volume = m.saturating_mul(n).saturating_mul(k);
     let derived = Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
@@ -228,18 +243,18 @@ pub(crate) fn choose<T: GemmElement>(
     }
 }
 
-/// The register path's form of the product: as given or transposed (`C^T = B^T
-/// A^T`), whichever needs fewer vector multiply-adds plus element copies (B's and
-/// C's rows are copied when not contiguous or not whole vectors: `small.rs`).
-#[allow(clippy::type_complexity)]
-fn register_form<T>(
+/// Whether the register path runs the transposed product (`C^T = B^T A^T`) rather
+/// than the one given: whichever needs fewer vector multiply-adds plus element
+/// copies (B's and C's rows are copied when not contiguous or not whole vectors:
+/// `small.rs`).
+fn register_flipped<T>(
     lanes: usize,
     m: usize,
     n: usize,
     a: Raw<T>,
     b: Raw<T>,
     c: RawMut<T>,
-) -> (usize, usize, Raw<T>, Raw<T>, RawMut<T>) {
+) -> bool {
     // The k-loop's cost per step (vectors of C) plus the copies per step of k,
     // roughly: a form is as good as its vectors and its copies of B and C.
     let cost = |m: usize, n: usize, b_cs: isize, c_cs: isize| {
@@ -252,11 +267,7 @@ fn register_form<T>(
         };
         m * n.div_ceil(lanes) + copy_b + copy_c
     };
-    if cost(n, m, a.rs, c.rs) < cost(m, n, b.cs, c.cs) {
-        (n, m, b.t(), a.t(), c.t())
-    } else {
-        (m, n, a, b, c)
-    }
+    cost(n, m, a.rs, c.rs) < cost(m, n, b.cs, c.cs)
 }
 
 /// The product as the direct kernel takes it, `(m, n, a, b, c)` with B's and C's

@@ -90,14 +90,11 @@ pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
         // SAFETY: B's rows hold `n` contiguous elements, a whole number of vectors
         // (in place or the buffer above), as C's rows do; the rest is the caller's.
         unsafe {
-            super::direct::direct::<V, R, W>(
-                (m, n, k, kc),
-                a,
-                (ars, acs),
-                b,
-                brs,
-                c,
-                crs,
+            blocks::<V, R, W>(
+                (m, n / V::N, k, kc),
+                (a, ars, acs),
+                (b, brs),
+                (c, crs),
                 alpha,
                 beta_opt,
             )
@@ -111,14 +108,11 @@ pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
     // SAFETY: the buffer holds `m * ld <= SMALL_SIDE²` elements, rows `ld` apart, all
     // written (`beta` None) before the copy below reads them; B as above.
     unsafe {
-        super::direct::direct::<V, R, W>(
-            (m, ld, k, kc),
-            a,
-            (ars, acs),
-            b,
-            brs,
-            to,
-            ld as isize,
+        blocks::<V, R, W>(
+            (m, ld / V::N, k, kc),
+            (a, ars, acs),
+            (b, brs),
+            (to, ld as isize),
             alpha,
             None,
         )
@@ -136,6 +130,146 @@ pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
                 };
             }
         }
+    }
+}
+
+/// Every block of C: strips of at most `W` vectors of columns (`vecs` vectors in
+/// all), each cut into blocks of rows as even as they go, at most 8 rows and `R * W`
+/// accumulators a block, so that a short k (a short chain of dependent multiply-adds
+/// per accumulator) still keeps enough accumulators in flight.
+///
+/// # Safety
+/// As [`register`], with B's and C's rows `vecs` whole contiguous vectors long;
+/// `W <= 4`.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+unsafe fn blocks<V: FloatVector, const R: usize, const W: usize>(
+    (m, vecs, k, kc): (usize, usize, usize, usize),
+    a: (*const V::T, isize, isize),
+    b: (*const V::T, isize),
+    c: (*mut V::T, isize),
+    alpha: V::T,
+    beta: Option<V::T>,
+) {
+    const { assert!(W >= 1 && W <= 4) };
+    let mut j = 0;
+    while j < vecs {
+        let w = W.min(vecs - j);
+        let at = j * V::N;
+        let (b, c) = ((b.0.wrapping_add(at), b.1), (c.0.wrapping_add(at), c.1));
+        // SAFETY: vectors `j .. j + w` of B's and C's rows, inside them.
+        unsafe {
+            match w {
+                1 => strip::<V, 1>((m, (R * W).clamp(1, 8), k, kc), a, b, c, alpha, beta),
+                2 => strip::<V, 2>((m, (R * W / 2).clamp(1, 8), k, kc), a, b, c, alpha, beta),
+                3 => strip::<V, 3>((m, (R * W / 3).clamp(1, 8), k, kc), a, b, c, alpha, beta),
+                _ => strip::<V, 4>((m, (R * W / 4).clamp(1, 8), k, kc), a, b, c, alpha, beta),
+            }
+        }
+        j += w;
+    }
+}
+
+/// One strip of `S` vectors of columns through every row, in blocks of at most
+/// `most` rows as even as they go (13 rows by 8: 7 and 6).
+///
+/// # Safety
+/// As [`blocks`] for these columns; `1 <= most <= 8`.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+unsafe fn strip<V: FloatVector, const S: usize>(
+    (m, most, k, kc): (usize, usize, usize, usize),
+    (a, ars, acs): (*const V::T, isize, isize),
+    b: (*const V::T, isize),
+    (c, crs): (*mut V::T, isize),
+    alpha: V::T,
+    beta: Option<V::T>,
+) {
+    let count = m.div_ceil(most);
+    let mut i = 0;
+    for q in 0..count {
+        let h = (m - i).div_ceil(count - q);
+        let (ai, ci) = (
+            (a.wrapping_offset(i as isize * ars), acs),
+            (c.wrapping_offset(i as isize * crs), crs),
+        );
+        let g = (k, kc, ars, alpha, beta);
+        // SAFETY: rows `i .. i + h` (`h <= most <= 8`), inside the `m` rows.
+        unsafe {
+            match h {
+                1 => block::<V, 1, S>(g, ai, b, ci),
+                2 => block::<V, 2, S>(g, ai, b, ci),
+                3 => block::<V, 3, S>(g, ai, b, ci),
+                4 => block::<V, 4, S>(g, ai, b, ci),
+                5 => block::<V, 5, S>(g, ai, b, ci),
+                6 => block::<V, 6, S>(g, ai, b, ci),
+                7 => block::<V, 7, S>(g, ai, b, ci),
+                _ => block::<V, 8, S>(g, ai, b, ci),
+            }
+        }
+        i += h;
+    }
+}
+
+/// `H x S` vectors of C: per k-block of `kc` steps, the sums from `+0` over its
+/// steps in order (`acc = a * b + acc`), then `t = alpha * acc` written as `t`
+/// (`beta` None: C not read) or `t + beta * c`, the later k-blocks adding with
+/// beta 1, as the direct and packed paths write.
+///
+/// # Safety
+/// As [`strip`] for these `H` rows (A's rows `ars` apart, its steps `acs`) and `S`
+/// vectors.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+unsafe fn block<V: FloatVector, const H: usize, const S: usize>(
+    (k, kc, ars, alpha, beta): (usize, usize, isize, V::T, Option<V::T>),
+    (a, acs): (*const V::T, isize),
+    (b, brs): (*const V::T, isize),
+    (c, crs): (*mut V::T, isize),
+) {
+    let mut beta = beta;
+    let mut pc = 0;
+    while pc < k {
+        let steps = kc.min(k - pc);
+        // SAFETY: `V`'s features are present (the caller's contract).
+        let mut acc = [[unsafe { V::zero() }; S]; H];
+        for p in pc..pc + steps {
+            let bp = b.wrapping_offset(p as isize * brs);
+            let ap = a.wrapping_offset(p as isize * acs);
+            // SAFETY: step `p < k` of rows `r < H` of A and `S` whole vectors of
+            // B's row `p`, as the caller allows.
+            unsafe {
+                let mut bv = [V::zero(); S];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = V::load(bp.add(v * V::N));
+                }
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let ar = V::splat(*ap.offset(r as isize * ars));
+                    for (acc, &bv) in acc.iter_mut().zip(&bv) {
+                        *acc = V::madd(ar, bv, *acc);
+                    }
+                }
+            }
+        }
+        // SAFETY: inside a function with `V`'s features; `H x S` whole vectors of
+        // C's rows, read only when `beta` is `Some`.
+        unsafe {
+            let al = V::splat(alpha);
+            for (r, acc) in acc.iter().enumerate() {
+                let cr = c.wrapping_offset(r as isize * crs);
+                for (v, &ab) in acc.iter().enumerate() {
+                    let p = cr.add(v * V::N);
+                    let t = V::mul(ab, al);
+                    let t = match beta {
+                        None => t,
+                        Some(be) => V::add(t, V::mul(V::splat(be), V::load(p))),
+                    };
+                    t.store(p);
+                }
+            }
+        }
+        beta = Some(<V::T as Arith>::ONE);
+        pc += steps;
     }
 }
 
