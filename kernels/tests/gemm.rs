@@ -1167,7 +1167,7 @@ fn register_every_shape<T: Elem>() {
                     );
                     // Every third product in k-blocks of 7 (the later blocks add).
                     let tuning = Tuning {
-                        kc: (pick % 3 == 0).then_some(7),
+                        kc: pick.is_multiple_of(3).then_some(7),
                         ..Tuning::default()
                     };
                     check_exact::<T>(case, &tuning, &mut rng);

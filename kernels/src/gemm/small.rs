@@ -7,7 +7,8 @@
 //! contiguous or not a whole number of vectors, they are first copied into a
 //! zero-padded buffer on the stack; where C's are not, the blocks write a stack
 //! buffer that is then copied out (`t + beta * c` there, as the blocks write it).
-//! Each element is the direct and packed paths' sum (`acc = a * b + acc` over k in
+//! The tiniest products whose rows are not whole vectors run element by element
+//! instead ([`scalar`]). Each element is the direct and packed paths' sum (`acc = a * b + acc` over k in
 //! order from `+0`, fused on tiers with FMA, then `alpha * acc`, then `+ beta * c`
 //! unless `beta == 0`), so the path taken never changes a bit; no scratch, no
 //! blocking beyond k's blocks, no thread.
@@ -25,9 +26,10 @@ use core::mem::MaybeUninit;
 /// `SMALL_SIDE²` elements, `n` rounded up to whole vectors staying within it).
 pub(crate) const SMALL_SIDE: usize = 32;
 
-/// A tier's register path: `(m, n, k, kc, a, b, c, alpha, beta)`, `C = alpha * A * B
-/// + beta * C` for an `m x k` A, `k x n` B and `m x n` C, each `(pointer, row
-/// stride, column stride)`, k summed in blocks of `kc` steps (see [`register`]).
+/// A tier's register path: `(m, n, k, kc, a, b, c, alpha, beta)`, that is
+/// `C = alpha * A * B + beta * C` for an `m x k` A, `k x n` B and `m x n` C, each
+/// given as `(pointer, row stride, column stride)`, k summed in blocks of `kc`
+/// steps (see [`register`]).
 ///
 /// # Safety
 /// The CPU has the kernel's tier; `0 < m, n, k <= SMALL_SIDE`, `kc > 0`; every
@@ -61,6 +63,19 @@ pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
     debug_assert!(m <= SMALL_SIDE && n <= SMALL_SIDE && k <= SMALL_SIDE);
     let zero = <V::T as Arith>::ZERO;
     let whole = n.is_multiple_of(V::N);
+    if !whole && m * n * k <= SCALAR_MAX {
+        // SAFETY: the caller's contract, passed on.
+        return unsafe {
+            scalar::<V>(
+                (m, n, k, kc),
+                (a, ars, acs),
+                (b, brs, bcs),
+                (c, crs, ccs),
+                alpha,
+                beta,
+            )
+        };
+    }
     // B's rows are read as whole vectors: in place when they are, else from a copy
     // with `ld` elements a row, zeros past `n`.
     let ld = n.next_multiple_of(V::N);
@@ -128,6 +143,65 @@ pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
                     None => t,
                     Some(beta) => t + beta * *out,
                 };
+            }
+        }
+    }
+}
+
+/// Products of at most this many multiply-adds whose rows are not whole vectors
+/// run one element at a time ([`scalar`]): below it, padding B's and C's rows to
+/// whole vectors cost more than the lanes it fills (2³ f64: about twice as fast).
+const SCALAR_MAX: usize = 256;
+
+/// Each element of C alone, with the lanes' arithmetic (`acc = a * b + acc` fused
+/// where `V` fuses, then `alpha * acc`, then `+ beta * c` unless `beta == 0`), k
+/// in its blocks as the vector blocks sum it.
+///
+/// # Safety
+/// As [`register`].
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+unsafe fn scalar<V: FloatVector>(
+    (m, n, k, kc): (usize, usize, usize, usize),
+    (a, ars, acs): (*const V::T, isize, isize),
+    (b, brs, bcs): (*const V::T, isize, isize),
+    (c, crs, ccs): (*mut V::T, isize, isize),
+    alpha: V::T,
+    beta: V::T,
+) {
+    let zero = <V::T as Arith>::ZERO;
+    let madd = |x: V::T, y: V::T, acc: V::T| {
+        if V::FMA {
+            x.mul_add(y, acc)
+        } else {
+            x * y + acc
+        }
+    };
+    for i in 0..m {
+        let ai = a.wrapping_offset(i as isize * ars);
+        for j in 0..n {
+            let bj = b.wrapping_offset(j as isize * bcs);
+            let out = c.wrapping_offset(i as isize * crs + j as isize * ccs);
+            let mut be = beta;
+            let mut pc = 0;
+            while pc < k {
+                let steps = kc.min(k - pc);
+                let mut acc = zero;
+                for p in pc..pc + steps {
+                    // SAFETY: `(i, p)` of A and `(p, j)` of B, as the caller allows.
+                    unsafe {
+                        acc = madd(
+                            *ai.offset(p as isize * acs),
+                            *bj.offset(p as isize * brs),
+                            acc,
+                        )
+                    };
+                }
+                let t = acc * alpha;
+                // SAFETY: `(i, j)` of C, read only when `be != 0`.
+                unsafe { *out = if be == zero { t } else { t + be * *out } };
+                be = <V::T as Arith>::ONE;
+                pc += steps;
             }
         }
     }
