@@ -44,6 +44,7 @@ CASES = [
     ("vdot f64", 1 << 20, "float64", 1, 1 << 20, 1, False),
     # A batch of 1000 products of 16x16 matrices (m is the batch, k = n = 16).
     ("matmul f64 1000x16²", 1000, "float64", 1000, 16, 16, "batch"),
+    ("matmul f64 1000x8²", 1000, "float64", 1000, 8, 8, "batch"),
 ]
 
 

@@ -1,6 +1,6 @@
 //! The element types: `f32` and `f64`.
 
-use ndsimd_kernels::gemm::{MatMut, MatRef};
+use ndsimd_kernels::gemm::{BatchMut, BatchRef, MatMut, MatRef};
 use ndsimd_kernels::KernelElement;
 use num_traits::{Float, FromPrimitive};
 use std::fmt::{Debug, Display, LowerExp};
@@ -110,6 +110,16 @@ pub trait Element:
         y: MatMut<'_, Self>,
         threads: usize,
     );
+    #[doc(hidden)]
+    /// [`ndsimd_kernels::gemm::gemm_batch`] for this type.
+    fn gemm_batch(
+        alpha: Self,
+        a: BatchRef<'_, Self>,
+        b: BatchRef<'_, Self>,
+        beta: Self,
+        c: BatchMut<'_, Self>,
+        threads: usize,
+    );
 }
 
 macro_rules! float_dtype {
@@ -147,6 +157,16 @@ macro_rules! float_dtype {
                 threads: usize,
             ) {
                 ndsimd_kernels::gemm::gemv(alpha, a, x, beta, y, threads)
+            }
+            fn gemm_batch(
+                alpha: $t,
+                a: BatchRef<'_, $t>,
+                b: BatchRef<'_, $t>,
+                beta: $t,
+                c: BatchMut<'_, $t>,
+                threads: usize,
+            ) {
+                ndsimd_kernels::gemm::gemm_batch(alpha, a, b, beta, c, threads)
             }
         }
     };

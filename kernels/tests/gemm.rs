@@ -1142,3 +1142,112 @@ mod fence {
         fenced::<f64>();
     }
 }
+
+/// The register path (every side at most 32, any strides): every shape 1..=33 in m,
+/// n and k (33 leaves it) at every tier, exactly on integer data, the layouts,
+/// alpha and beta cycling (transposed, gapped, reversed and broadcast operands), k
+/// in one block or several.
+fn register_every_shape<T: Elem>() {
+    let mut rng = XorShift(0x0123_4567_89ab_cdef);
+    common::each_tier(|tier| {
+        let mut pick = 0usize;
+        for m in 1..=33 {
+            for n in 1..=33 {
+                for k in 1..=33 {
+                    pick += 1;
+                    let case = Case::serial(
+                        tier,
+                        (m, n, k),
+                        (ALPHAS[1 + pick % 3], ALPHAS[pick / 3 % 4]),
+                        (
+                            INPUT_LAYS[pick % 7],
+                            INPUT_LAYS[pick / 7 % 7],
+                            OUTPUT_LAYS[pick / 49 % 5],
+                        ),
+                    );
+                    // Every third product in k-blocks of 7 (the later blocks add).
+                    let tuning = Tuning {
+                        kc: pick.is_multiple_of(3).then_some(7),
+                        ..Tuning::default()
+                    };
+                    check_exact::<T>(case, &tuning, &mut rng);
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn register_every_shape_exact_f32() {
+    register_every_shape::<f32>();
+}
+
+#[test]
+fn register_every_shape_exact_f64() {
+    register_every_shape::<f64>();
+}
+
+/// The register path gives the packed path's bits on random data (fused where the
+/// tier fuses, k summed in the same order, `alpha * acc + beta * c` written the
+/// same way), whatever the layouts, whichever form it runs in and whether it copies
+/// B or C through its buffers.
+fn register_same_bits_as_packed<T: Elem>() {
+    let mut rng = XorShift(0x7777_1234_4321_7777);
+    let packed = Tuning {
+        small_path: Some(false),
+        direct_path: Some(false),
+        ..Tuning::default()
+    };
+    common::each_tier(|tier| {
+        for (m, n, k) in [
+            (1, 1, 1),
+            (2, 2, 2),
+            (3, 17, 5),
+            (8, 8, 8),
+            (16, 16, 16),
+            (17, 3, 32),
+            (32, 32, 32),
+            (5, 32, 31),
+            (32, 7, 9),
+        ] {
+            for lays in [
+                (Lay::Row, Lay::Row, Lay::Row),
+                (Lay::Col, Lay::Col, Lay::Col),
+                (Lay::Gapped, Lay::Reversed, Lay::Mixed),
+                (Lay::BroadcastCols, Lay::RowsReversed, Lay::Gapped),
+            ] {
+                for beta in [0.0, -0.5] {
+                    let a = Stored::<T>::new(lays.0, m, k, |_, _| T::random_finite(&mut rng));
+                    let b = Stored::<T>::new(lays.1, k, n, |_, _| T::random_finite(&mut rng));
+                    let c_in = Stored::<T>::new(lays.2, m, n, |_, _| T::random_finite(&mut rng));
+                    let mut outs = Vec::new();
+                    for tuning in [&Tuning::default(), &packed] {
+                        let mut c = Stored {
+                            buf: c_in.buf.clone(),
+                            ..c_in
+                        };
+                        let (al, be) = (T::from_f64(1.25), T::from_f64(beta));
+                        gemm_tuned(tier, tuning, al, a.view(), b.view(), be, c.view_mut(), 1)
+                            .unwrap();
+                        outs.push(c.buf.iter().map(|x| x.bits()).collect::<Vec<_>>());
+                    }
+                    assert!(
+                        outs[0] == outs[1],
+                        "{} {m}x{n}x{k} {lays:?} beta {beta}",
+                        T::NAME
+                    );
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn register_same_bits_as_packed_f32() {
+    register_same_bits_as_packed::<f32>();
+}
+
+#[test]
+fn register_same_bits_as_packed_f64() {
+    register_same_bits_as_packed::<f64>();
+}

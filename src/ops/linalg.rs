@@ -12,7 +12,7 @@ use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
 use crate::dim::{broadcast_shapes, Dim};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::Element;
-use ndsimd_kernels::gemm::{MatMut, MatRef};
+use ndsimd_kernels::gemm::{BatchMut, BatchRef, MatMut, MatRef};
 use ndsimd_kernels::{par, pool};
 use std::borrow::Cow;
 
@@ -189,6 +189,10 @@ fn matmul_exec<T: Element>(
     };
     let threads = pool::current_num_threads();
     let batches: usize = s.batch.iter().product();
+    if !s.a_vec && !s.b_vec && batches > 1 && matmul_batch(s, alpha, (a, b), (&la, &lb), beta, out)
+    {
+        return;
+    }
     let volume = s.m.saturating_mul(s.n).saturating_mul(s.k);
     // Many small products: whole products on the pool (each one serial), when the
     // output is one contiguous row-major block so the pieces are disjoint slices.
@@ -239,6 +243,64 @@ fn matmul_exec<T: Element>(
             .expect("in bounds and not overlapping: a writable array's layout");
         product(s, (alpha, beta), am, bm, cm, threads);
     }
+}
+
+/// A batch of matrix products (neither operand a vector) as one call of the kernels'
+/// batched GEMM: the views checked once, the path chosen once, tiny products on
+/// the register path one after another, a large batch spread over the pool. `false`
+/// (nothing done) when `out`'s layout is one the batch view refuses (products that
+/// interleave in memory): the per-product loop then runs.
+fn matmul_batch<T: Element>(
+    s: &MatmulShape,
+    alpha: T,
+    (a, b): (&ArrayView<'_, T>, &ArrayView<'_, T>),
+    (la, lb): (&Layout, &Layout),
+    beta: T,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+) -> bool {
+    let nb = s.batch.len();
+    let ostrides = out.strides();
+    let (rs, cs) = (ostrides[nb], ostrides[nb + 1]);
+    let oc: Vec<isize> = (0..nb)
+        .map(|i| if s.batch[i] == 1 { 0 } else { ostrides[i] })
+        .collect();
+    let offset = out.offset;
+    let Some(cm) = BatchMut::new(
+        out.data.storage_mut(),
+        offset,
+        &s.batch,
+        &oc,
+        s.m,
+        s.n,
+        rs,
+        cs,
+    ) else {
+        return false;
+    };
+    let am = BatchRef::new(
+        a.data.storage(),
+        la.offset,
+        &s.batch,
+        &la.batch_strides,
+        s.m,
+        s.k,
+        la.rs,
+        la.cs,
+    )
+    .expect("in bounds: an array's layout");
+    let bm = BatchRef::new(
+        b.data.storage(),
+        lb.offset,
+        &s.batch,
+        &lb.batch_strides,
+        s.k,
+        s.n,
+        lb.rs,
+        lb.cs,
+    )
+    .expect("in bounds: an array's layout");
+    T::gemm_batch(alpha, am, bm, beta, cm, pool::current_num_threads());
+    true
 }
 
 /// `out = alpha * a @ b + beta * out` for 2-D `a`, `b` and `out` whose shapes fit

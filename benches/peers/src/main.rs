@@ -14,6 +14,10 @@
 //!     NDSIMD_NUM_THREADS=1 MATMUL_NUM_THREADS=1 RAYON_NUM_THREADS=1 cargo run --release
 //!     NDSIMD_NUM_THREADS=2 MATMUL_NUM_THREADS=2 RAYON_NUM_THREADS=2 cargo run --release
 //!
+//! On one thread it first runs small squares (2 to 32) and batches of 1000 8x8 and
+//! 16x16 products against faer, nano-gemm (faer's small-product kernels), the
+//! `gemm` crate and ndarray (keys `small:1x8`, `small:1000x16`, ...).
+//!
 //! `PEERS_SQUARES=64,128` runs only those square products. `PEERS_ONLY=LIST` runs
 //! only the cases whose key contains one of the comma-separated words: a product's
 //! key is `TYPE:MxKxN`, with `:bt` when B is stored transposed (`f64:512x512x512:bt`,
@@ -182,6 +186,147 @@ fn case<T>(
     );
 }
 
+/// Small squares and batches of them (`count` products of `d x d`, row-major,
+/// one after another; `count == 1` is one product), f64 on one thread: our
+/// `matmul_into` (one call for the whole batch) against faer's `matmul`,
+/// nano-gemm's register kernels (faer's small-product path, a plan made once),
+/// the `gemm` crate and ndarray, each of those called once per product; GFLOP/s,
+/// interleaved as [`case`].
+fn small_case(count: usize, d: usize, rounds: usize) {
+    let len = count * d * d;
+    let shape: Vec<usize> = if count == 1 {
+        vec![d, d]
+    } else {
+        vec![count, d, d]
+    };
+    let (a, b) = (filled::<f64>(&shape, 1), filled::<f64>(&shape, 2));
+    let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+    let flops = 2.0 * (count * d * d * d) as f64;
+    let mut c = ndsimd::Array::<f64>::zeros(&shape);
+    let (mut cf, mut cn, mut cg, mut cd) = (
+        vec![0.0; len],
+        vec![0.0; len],
+        vec![0.0; len],
+        vec![0.0; len],
+    );
+    let plan = nano_gemm::Plan::new_f64(d, d, d);
+    let dd = d as isize;
+    let ours = |c: &mut ndsimd::Array<f64>| a.matmul_into(&b, 1.0, 0.0, c).unwrap();
+    let faer_ = |c: &mut [f64]| {
+        for q in 0..count {
+            let at = q * d * d;
+            let fa = faer::MatRef::from_row_major_slice(&sa[at..at + d * d], d, d);
+            let fb = faer::MatRef::from_row_major_slice(&sb[at..at + d * d], d, d);
+            let fc = faer::MatMut::from_row_major_slice_mut(&mut c[at..at + d * d], d, d);
+            faer::linalg::matmul::matmul(fc, faer::Accum::Replace, fa, fb, 1.0, faer::Par::Seq);
+        }
+    };
+    let nano = |c: &mut [f64]| {
+        for q in 0..count {
+            let at = q * d * d;
+            // SAFETY: three d x d row-major matrices inside their slices.
+            unsafe {
+                plan.execute_unchecked(
+                    d,
+                    d,
+                    d,
+                    c.as_mut_ptr().add(at),
+                    dd,
+                    1,
+                    sa.as_ptr().add(at),
+                    dd,
+                    1,
+                    sb.as_ptr().add(at),
+                    dd,
+                    1,
+                    0.0,
+                    1.0,
+                    false,
+                    false,
+                )
+            }
+        }
+    };
+    let gemm_ = |c: &mut [f64]| {
+        for q in 0..count {
+            let at = q * d * d;
+            // SAFETY: as for nano-gemm (`dst = 0 * dst + 1 * lhs * rhs`, dst unread).
+            unsafe {
+                gemm::gemm(
+                    d,
+                    d,
+                    d,
+                    c.as_mut_ptr().add(at),
+                    1,
+                    dd,
+                    false,
+                    sa.as_ptr().add(at),
+                    1,
+                    dd,
+                    sb.as_ptr().add(at),
+                    1,
+                    dd,
+                    0.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    gemm::Parallelism::None,
+                )
+            }
+        }
+    };
+    let nd = |c: &mut [f64]| {
+        for q in 0..count {
+            let at = q * d * d;
+            let na = ndarray::ArrayView2::from_shape((d, d), &sa[at..at + d * d]).unwrap();
+            let nb = ndarray::ArrayView2::from_shape((d, d), &sb[at..at + d * d]).unwrap();
+            let mut nc =
+                ndarray::ArrayViewMut2::from_shape((d, d), &mut c[at..at + d * d]).unwrap();
+            ndarray::linalg::general_mat_mul(1.0, &na, &nb, 0.0, &mut nc);
+        }
+    };
+    ours(&mut c);
+    faer_(&mut cf);
+    nano(&mut cn);
+    gemm_(&mut cg);
+    nd(&mut cd);
+    let mine = c.as_slice().unwrap();
+    for (name, other) in [
+        ("faer", &cf),
+        ("nano-gemm", &cn),
+        ("gemm", &cg),
+        ("ndarray", &cd),
+    ] {
+        assert!(
+            mine == other.as_slice(),
+            "{count}x{d}²: results differ from {name}'s"
+        );
+    }
+    let mut libs: Vec<Box<dyn FnMut() -> f64 + '_>> = vec![
+        Box::new(|| time(&mut || ours(black_box(&mut c)), flops)),
+        Box::new(|| time(&mut || faer_(black_box(&mut cf)), flops)),
+        Box::new(|| time(&mut || nano(black_box(&mut cn)), flops)),
+        Box::new(|| time(&mut || gemm_(black_box(&mut cg)), flops)),
+        Box::new(|| time(&mut || nd(black_box(&mut cd)), flops)),
+    ];
+    let mut t = interleaved(&mut libs, rounds);
+    let (r, lo, hi) = paired(&t);
+    let shape = if count == 1 {
+        format!("{d}")
+    } else {
+        format!("{count}x{d}²")
+    };
+    println!(
+        "f64  {shape:>16}  1T  ndsimd {:6.2}  faer {:6.2}  nano-gemm {:6.2}  gemm {:6.2}  ndarray {:6.2}  vs best peer {r:.2} ({lo:.2}-{hi:.2})",
+        median(&mut t[0]),
+        median(&mut t[1]),
+        median(&mut t[2]),
+        median(&mut t[3]),
+        median(&mut t[4]),
+    );
+}
+
 /// `rounds` rounds of one call of each of `libs` (in turns, the order reversed
 /// every other round): per library, its results in round order.
 fn interleaved(libs: &mut [Box<dyn FnMut() -> f64 + '_>], rounds: usize) -> Vec<Vec<f64>> {
@@ -295,6 +440,22 @@ fn main() {
     let product = |ty: &str, (m, k, n): (usize, usize, usize), bt: bool| {
         wanted(&format!("{ty}:{m}x{k}x{n}{}", if bt { ":bt" } else { "" }))
     };
+    // Small squares and batches of them, on one thread (key `small:COUNTxD`).
+    if threads == 1 {
+        for (count, d) in [
+            (1, 2),
+            (1, 4),
+            (1, 8),
+            (1, 16),
+            (1, 32),
+            (1000, 8),
+            (1000, 16),
+        ] {
+            if wanted(&format!("small:{count}x{d}")) {
+                small_case(count, d, rounds);
+            }
+        }
+    }
     for n in [64, 128, 256, 512, 1024, 2048] {
         if product("f64", (n, n, n), false) {
             case::<f64>(ob, (n, n, n), false, threads, rounds);

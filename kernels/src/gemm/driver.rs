@@ -82,6 +82,19 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     match path::choose(kern, tuning, (m, n, k), alpha, (a, b, c), threads) {
         // SAFETY: `c` is an `m x n` view the caller vouches for.
         Path::Scale => unsafe { scale(m, n, beta, c) },
+        // SAFETY: the caller's views (transposed together or not), every side at
+        // most `SMALL_SIDE` (as `choose` checked), `kc > 0`; `kern` exists only on
+        // a CPU with its tier.
+        Path::Register(r) => unsafe {
+            (kern.small)(
+                (r.m, r.n, k, r.kc),
+                (r.a.ptr, r.a.rs, r.a.cs),
+                (r.b.ptr, r.b.rs, r.b.cs),
+                (r.c.ptr, r.c.rs, r.c.cs),
+                alpha,
+                beta,
+            )
+        },
         // SAFETY: the caller's views, of these shapes.
         Path::Small => unsafe { small::gemm((m, n, k), alpha, a, b, beta, c) },
         // SAFETY: the caller's views in the direct form (B's and C's rows contiguous).

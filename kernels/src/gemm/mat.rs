@@ -61,6 +61,26 @@ fn in_bounds(len: usize, offset: usize, rows: usize, cols: usize, rs: isize, cs:
     lo >= 0 && hi < len as i128
 }
 
+/// Whether every element of a layout of any number of `(length, stride)` axes lies
+/// in `0..len` (always, for an empty one): [`in_bounds`] for the batches.
+pub(super) fn in_bounds_axes(
+    len: usize,
+    offset: usize,
+    axes: impl Iterator<Item = (usize, isize)> + Clone,
+) -> bool {
+    if axes.clone().any(|(n, _)| n == 0) {
+        return true;
+    }
+    // i128 holds every product and sum of a few axes without overflow.
+    let (mut lo, mut hi) = (offset as i128, offset as i128);
+    for (n, s) in axes {
+        let r = (n as i128 - 1) * s as i128;
+        lo += r.min(0);
+        hi += r.max(0);
+    }
+    lo >= 0 && hi < len as i128
+}
+
 fn gcd(mut a: usize, mut b: usize) -> usize {
     while b != 0 {
         (a, b) = (b, a % b);
@@ -75,7 +95,7 @@ fn gcd(mut a: usize, mut b: usize) -> usize {
 /// `0 < |dj| < cols`; the smallest solution is `|di| = |cs|/g`, `|dj| = |rs|/g` with
 /// `g = gcd(|rs|, |cs|)`, so there is one exactly when that pair fits. (So interleaved
 /// layouts that never collide, such as strides (2, 3) on a 3x2 matrix, are accepted.)
-fn overlaps(rows: usize, cols: usize, rs: isize, cs: isize) -> bool {
+pub(super) fn overlaps(rows: usize, cols: usize, rs: isize, cs: isize) -> bool {
     if rows == 0 || cols == 0 {
         return false;
     }
@@ -199,6 +219,15 @@ impl<T> Raw<T> {
             .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
     }
 
+    /// The view `off` elements on (by `wrapping_offset`: in bounds when the caller
+    /// checked that it is).
+    pub fn shifted(self, off: isize) -> Self {
+        Raw {
+            ptr: self.ptr.wrapping_offset(off),
+            ..self
+        }
+    }
+
     /// The transpose.
     pub fn t(self) -> Self {
         Raw {
@@ -215,6 +244,14 @@ impl<T> RawMut<T> {
     pub fn at(self, i: usize, j: usize) -> *mut T {
         self.ptr
             .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
+    }
+
+    /// The view `off` elements on, as [`Raw::shifted`].
+    pub fn shifted(self, off: isize) -> Self {
+        RawMut {
+            ptr: self.ptr.wrapping_offset(off),
+            ..self
+        }
     }
 
     /// The transpose.

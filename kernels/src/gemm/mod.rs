@@ -6,8 +6,10 @@
 //! `NR`-wide panels (`pack.rs`), read from any strides, so transposed, sliced,
 //! reversed or broadcast operands cost no extra pass; edge tiles run the same kernel
 //! on zero-padded panels. Block sizes come from the cache sizes (`block.rs`). Products
-//! of at most 1024 multiply-adds (about 10³) skip packing (`small.rs`); larger ones up
-//! to 56³ whose B and C rows (or A and C columns) are contiguous are read in place,
+//! of at most 32 on every side run the register path (`small.rs`): the direct path's
+//! register blocks on operands of any strides, rows that are not whole contiguous
+//! vectors copied through stack buffers, no blocking, scratch or thread; larger ones
+//! up to 56³ whose B and C rows (or A and C columns) are contiguous are read in place,
 //! with SIMD but without packing or scratch (`direct.rs`). With `threads > 1`, large
 //! products run on the [`crate::pool`]: the packed B block is shared, the rows (or
 //! columns) are split into bands of whole tiles, and the result is bit-identical to
@@ -28,6 +30,7 @@ pub(crate) mod kernel;
 #[macro_use]
 pub(crate) mod table;
 
+mod batch;
 mod block;
 mod direct;
 mod driver;
@@ -49,6 +52,7 @@ pub(crate) mod neon;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse2;
 
+pub use batch::{gemm_batch, gemm_batch_with_tier, BatchMut, BatchRef};
 pub use mat::{MatMut, MatRef};
 
 use crate::{active_tier, KernelElement, Tier};

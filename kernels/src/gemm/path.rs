@@ -1,5 +1,6 @@
-//! Which of the five paths a product takes, and with what parameters: a plain loop
-//! for tiny products, the direct path (no packing) for small or narrow ones, and the
+//! Which of the six paths a product takes, and with what parameters: the register
+//! path for tiny products (every side at most `small::SMALL_SIDE`), a plain loop for
+//! other small ones the direct path cannot take, the direct path (no packing) for small or narrow ones, and the
 //! packed loop nest in its narrow or blocked form (the direct path's default reach
 //! is `direct::DIRECT_MAX_BYTES`, which a tier's kernel table may raise). Every threshold is where the
 //! path was measured to win: docs/design.md#which-path.
@@ -7,12 +8,14 @@
 use super::block::{self, Blocking, NEAR_L3_MAX};
 use super::kernel::LINE;
 use super::mat::{Raw, RawMut};
+use super::small::SMALL_SIDE;
 use super::table::Kernel;
 use super::{GemmElement, Tuning};
 use crate::pool;
 
-/// Products of at most this many multiply-adds take the [`super::small`] loop: at 8³
-/// it beats packing 1.6x, at 12³ packing wins (docs/design.md#which-path).
+/// Products of at most this many multiply-adds, a side over `SMALL_SIDE` and a
+/// layout the direct path cannot take run [`super::small`]'s loop: at 8³ it beat
+/// packing 1.6x, at 12³ packing won (docs/design.md#which-path).
 pub(crate) const SMALL_MAX: usize = 1024;
 
 /// Products of fewer multiply-adds run on the calling thread only: with the direct
@@ -53,7 +56,10 @@ pub(crate) const BANDS_PER_THREAD: usize = 8;
 pub(crate) enum Path<T> {
     /// `m`, `n`, `k` or `alpha` zero: `C = beta * C`, A and B unread.
     Scale,
-    /// [`SMALL_MAX`] or fewer multiply-adds: the plain loop.
+    /// At most [`SMALL_SIDE`] on every side: the register path (`small.rs`).
+    Register(Register<T>),
+    /// [`SMALL_MAX`] or fewer multiply-adds, a side longer than [`SMALL_SIDE`] and
+    /// the direct path not taken: the plain loop.
     Small,
     /// No packing (`direct.rs`).
     Direct(Direct<T>),
@@ -61,6 +67,20 @@ pub(crate) enum Path<T> {
     Narrow(Packed<T>),
     /// The BLIS loops: B's `KC x NC` block packed, then MC blocks of A in bands.
     Blocked(Packed<T>),
+}
+
+/// The register path's product, in the form whose vectors run along the more
+/// convenient rows ([`register_form`]).
+pub(crate) struct Register<T> {
+    pub m: usize,
+    pub n: usize,
+    pub a: Raw<T>,
+    pub b: Raw<T>,
+    pub c: RawMut<T>,
+    /// The packed path's k-block (`k` unless a tuning forces a shorter one).
+    pub kc: usize,
+    /// Whether this is the transposed product `C^T = B^T A^T`.
+    pub flipped: bool,
 }
 
 /// The direct path's product: B's and C's rows contiguous.
@@ -119,6 +139,27 @@ pub(crate) fn choose<T: GemmElement>(
 ) -> Path<T> {
     if m == 0 || n == 0 || k == 0 || alpha == T::ZERO {
         return Path::Scale;
+    }
+    // Tiny products first, before any blocking is derived: their set-up is their
+    // cost (docs/design.md#which-path).
+    let tiny = m.max(n).max(k) <= SMALL_SIDE;
+    if tuning.direct_path != Some(true) && tiny && tuning.small_path != Some(false) {
+        let kc = tuning.kc.map_or(k, |kc| block::depth(k, kc));
+        let flipped = register_flipped(kern.lanes, m, n, a, b, c);
+        let (m, n, a, b, c) = if flipped {
+            (n, m, b.t(), a.t(), c.t())
+        } else {
+            (m, n, a, b, c)
+        };
+        return Path::Register(Register {
+            m,
+            n,
+            a,
+            b,
+            c,
+            kc,
+            flipped,
+        });
     }
     let volume = m.saturating_mul(n).saturating_mul(k);
     let derived = Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
@@ -200,6 +241,33 @@ pub(crate) fn choose<T: GemmElement>(
     } else {
         Path::Blocked(packed)
     }
+}
+
+/// Whether the register path runs the transposed product (`C^T = B^T A^T`) rather
+/// than the one given: whichever needs fewer vector multiply-adds plus element
+/// copies (B's and C's rows are copied when not contiguous or not whole vectors:
+/// `small.rs`).
+fn register_flipped<T>(
+    lanes: usize,
+    m: usize,
+    n: usize,
+    a: Raw<T>,
+    b: Raw<T>,
+    c: RawMut<T>,
+) -> bool {
+    // The k-loop's cost per step (vectors of C) plus the copies per step of k,
+    // roughly: a form is as good as its vectors and its copies of B and C.
+    let cost = |m: usize, n: usize, b_cs: isize, c_cs: isize| {
+        let whole = n.is_multiple_of(lanes);
+        let copy_b = if whole && (b_cs == 1 || n == 1) { 0 } else { n };
+        let copy_c = if whole && (c_cs == 1 || n == 1) {
+            0
+        } else {
+            m * n
+        };
+        m * n.div_ceil(lanes) + copy_b + copy_c
+    };
+    cost(n, m, a.rs, c.rs) < cost(m, n, b.cs, c.cs)
 }
 
 /// The product as the direct kernel takes it, `(m, n, a, b, c)` with B's and C's

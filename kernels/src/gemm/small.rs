@@ -1,11 +1,354 @@
-//! Products too small to repay packing: a plain loop, each element of C a dot
-//! product over k in order (multiply then add, never fused), no scratch, no fan-out.
+//! Products too small to repay packing or a fan-out.
+//!
+//! The register path ([`register`]) takes products whose `m`, `n` and `k` are all at
+//! most [`SMALL_SIDE`], at every tier: the direct path's register blocks
+//! (`direct.rs`, `R` rows of C by `W` vectors, A broadcast, B's rows along the lanes)
+//! on operands of any strides. Where B's rows (in the form the driver picked) are not
+//! contiguous or not a whole number of vectors, they are first copied into a
+//! zero-padded buffer on the stack; where C's are not, the blocks write a stack
+//! buffer that is then copied out (`t + beta * c` there, as the blocks write it).
+//! The tiniest products whose rows are not whole vectors run element by element
+//! instead ([`scalar`]). Each element is the direct and packed paths' sum (`acc = a * b + acc` over k in
+//! order from `+0`, fused on tiers with FMA, then `alpha * acc`, then `+ beta * c`
+//! unless `beta == 0`), so the path taken never changes a bit; no scratch, no
+//! blocking beyond k's blocks, no thread.
+//!
+//! [`gemm`] is the portable loop (multiply then add, never fused) for the rest of the
+//! products of at most `path::SMALL_MAX` multiply-adds whose layout the direct path
+//! cannot take (a long side with strided operands).
 
 use super::mat::{Raw, RawMut};
 use crate::scalar::Arith;
+use crate::vector::FloatVector;
+use core::mem::MaybeUninit;
 
-/// `C = alpha * A * B + beta * C` for an `m x k` A and `k x n` B, `k > 0`; `C` is not
-/// read when `beta == 0`.
+/// The register path's limit on each of `m`, `n` and `k` (its stack buffers hold
+/// `SMALL_SIDE²` elements, `n` rounded up to whole vectors staying within it).
+pub(crate) const SMALL_SIDE: usize = 32;
+
+/// A tier's register path: `(m, n, k, kc, a, b, c, alpha, beta)`, that is
+/// `C = alpha * A * B + beta * C` for an `m x k` A, `k x n` B and `m x n` C, each
+/// given as `(pointer, row stride, column stride)`, k summed in blocks of `kc`
+/// steps (see [`register`]).
+///
+/// # Safety
+/// The CPU has the kernel's tier; `0 < m, n, k <= SMALL_SIDE`, `kc > 0`; every
+/// element of A and B is valid for reads, every element of C for writes (and reads
+/// unless `beta == 0`), distinct elements of C distinct and not overlapping A or B.
+pub type SmallFn<T> = unsafe fn(
+    dims: (usize, usize, usize, usize),
+    a: (*const T, isize, isize),
+    b: (*const T, isize, isize),
+    c: (*mut T, isize, isize),
+    alpha: T,
+    beta: T,
+);
+
+/// The register path's template (see the module doc), with the direct path's `R x
+/// W` blocks of vector `V`.
+///
+/// # Safety
+/// As [`SmallFn`], inside a function with `V`'s features; `R <= 8`; `V::N` divides
+/// [`SMALL_SIDE`] (or is 1).
+#[inline(always)]
+pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
+    (m, n, k, kc): (usize, usize, usize, usize),
+    (a, ars, acs): (*const V::T, isize, isize),
+    (b, brs, bcs): (*const V::T, isize, isize),
+    (c, crs, ccs): (*mut V::T, isize, isize),
+    alpha: V::T,
+    beta: V::T,
+) {
+    const { assert!(SMALL_SIDE.is_multiple_of(V::N)) };
+    debug_assert!(m <= SMALL_SIDE && n <= SMALL_SIDE && k <= SMALL_SIDE);
+    let zero = <V::T as Arith>::ZERO;
+    let whole = n.is_multiple_of(V::N);
+    if !whole && m * n * k <= SCALAR_MAX {
+        // SAFETY: the caller's contract, passed on.
+        return unsafe {
+            scalar::<V>(
+                (m, n, k, kc),
+                (a, ars, acs),
+                (b, brs, bcs),
+                (c, crs, ccs),
+                alpha,
+                beta,
+            )
+        };
+    }
+    // B's rows are read as whole vectors: in place when they are, else from a copy
+    // with `ld` elements a row, zeros past `n`.
+    let ld = n.next_multiple_of(V::N);
+    let mut bbuf = [MaybeUninit::<V::T>::uninit(); SMALL_SIDE * SMALL_SIDE];
+    let (b, brs) = if whole && (bcs == 1 || n == 1) {
+        (b, brs)
+    } else {
+        let to = bbuf.as_mut_ptr().cast::<V::T>();
+        for p in 0..k {
+            // SAFETY: `p < k`, `j < n` are elements of B (the caller's promise);
+            // `p * ld + j < k * ld <= SMALL_SIDE²` lies in the buffer.
+            unsafe {
+                let from = b.offset(p as isize * brs);
+                let row = to.add(p * ld);
+                for j in 0..n {
+                    *row.add(j) = *from.offset(j as isize * bcs);
+                }
+                for j in n..ld {
+                    *row.add(j) = zero;
+                }
+            }
+        }
+        (to.cast_const(), ld as isize)
+    };
+    let beta_opt = if beta == zero { None } else { Some(beta) };
+    if whole && (ccs == 1 || n == 1) {
+        // SAFETY: B's rows hold `n` contiguous elements, a whole number of vectors
+        // (in place or the buffer above), as C's rows do; the rest is the caller's.
+        unsafe {
+            blocks::<V, R, W>(
+                (m, n / V::N, k, kc),
+                (a, ars, acs),
+                (b, brs),
+                (c, crs),
+                alpha,
+                beta_opt,
+            )
+        };
+        return;
+    }
+    // C through a buffer: the blocks write `alpha * acc` there (C not read), then
+    // each element goes out as `t + beta * c`, as the blocks would write it.
+    let mut cbuf = [MaybeUninit::<V::T>::uninit(); SMALL_SIDE * SMALL_SIDE];
+    let to = cbuf.as_mut_ptr().cast::<V::T>();
+    // SAFETY: the buffer holds `m * ld <= SMALL_SIDE²` elements, rows `ld` apart, all
+    // written (`beta` None) before the copy below reads them; B as above.
+    unsafe {
+        blocks::<V, R, W>(
+            (m, ld / V::N, k, kc),
+            (a, ars, acs),
+            (b, brs),
+            (to, ld as isize),
+            alpha,
+            None,
+        )
+    };
+    for i in 0..m {
+        for j in 0..n {
+            // SAFETY: `(i, j)` is an element of C (the caller's promise) and
+            // `i * ld + j` one of the buffer's, written above.
+            unsafe {
+                let t = *to.add(i * ld + j);
+                let out = c.offset(i as isize * crs + j as isize * ccs);
+                *out = match beta_opt {
+                    None => t,
+                    Some(beta) => t + beta * *out,
+                };
+            }
+        }
+    }
+}
+
+/// Products of at most this many multiply-adds whose rows are not whole vectors
+/// run one element at a time ([`scalar`]): below it, padding B's and C's rows to
+/// whole vectors cost more than the lanes it fills (2³ f64: about twice as fast).
+const SCALAR_MAX: usize = 256;
+
+/// Each element of C alone, with the lanes' arithmetic (`acc = a * b + acc` fused
+/// where `V` fuses, then `alpha * acc`, then `+ beta * c` unless `beta == 0`), k
+/// in its blocks as the vector blocks sum it.
+///
+/// # Safety
+/// As [`register`].
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+unsafe fn scalar<V: FloatVector>(
+    (m, n, k, kc): (usize, usize, usize, usize),
+    (a, ars, acs): (*const V::T, isize, isize),
+    (b, brs, bcs): (*const V::T, isize, isize),
+    (c, crs, ccs): (*mut V::T, isize, isize),
+    alpha: V::T,
+    beta: V::T,
+) {
+    let zero = <V::T as Arith>::ZERO;
+    let madd = |x: V::T, y: V::T, acc: V::T| {
+        if V::FMA {
+            x.mul_add(y, acc)
+        } else {
+            x * y + acc
+        }
+    };
+    for i in 0..m {
+        let ai = a.wrapping_offset(i as isize * ars);
+        for j in 0..n {
+            let bj = b.wrapping_offset(j as isize * bcs);
+            let out = c.wrapping_offset(i as isize * crs + j as isize * ccs);
+            let mut be = beta;
+            let mut pc = 0;
+            while pc < k {
+                let steps = kc.min(k - pc);
+                let mut acc = zero;
+                for p in pc..pc + steps {
+                    // SAFETY: `(i, p)` of A and `(p, j)` of B, as the caller allows.
+                    unsafe {
+                        acc = madd(
+                            *ai.offset(p as isize * acs),
+                            *bj.offset(p as isize * brs),
+                            acc,
+                        )
+                    };
+                }
+                let t = acc * alpha;
+                // SAFETY: `(i, j)` of C, read only when `be != 0`.
+                unsafe { *out = if be == zero { t } else { t + be * *out } };
+                be = <V::T as Arith>::ONE;
+                pc += steps;
+            }
+        }
+    }
+}
+
+/// Every block of C: strips of at most `W` vectors of columns (`vecs` vectors in
+/// all), each cut into blocks of rows as even as they go, at most 8 rows and `R * W`
+/// accumulators a block, so that a short k (a short chain of dependent multiply-adds
+/// per accumulator) still keeps enough accumulators in flight.
+///
+/// # Safety
+/// As [`register`], with B's and C's rows `vecs` whole contiguous vectors long;
+/// `W <= 4`.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+unsafe fn blocks<V: FloatVector, const R: usize, const W: usize>(
+    (m, vecs, k, kc): (usize, usize, usize, usize),
+    a: (*const V::T, isize, isize),
+    b: (*const V::T, isize),
+    c: (*mut V::T, isize),
+    alpha: V::T,
+    beta: Option<V::T>,
+) {
+    const { assert!(W >= 1 && W <= 4) };
+    let mut j = 0;
+    while j < vecs {
+        let w = W.min(vecs - j);
+        let at = j * V::N;
+        let (b, c) = ((b.0.wrapping_add(at), b.1), (c.0.wrapping_add(at), c.1));
+        // SAFETY: vectors `j .. j + w` of B's and C's rows, inside them.
+        unsafe {
+            match w {
+                1 => strip::<V, 1>((m, (R * W).clamp(1, 8), k, kc), a, b, c, alpha, beta),
+                2 => strip::<V, 2>((m, (R * W / 2).clamp(1, 8), k, kc), a, b, c, alpha, beta),
+                3 => strip::<V, 3>((m, (R * W / 3).clamp(1, 8), k, kc), a, b, c, alpha, beta),
+                _ => strip::<V, 4>((m, (R * W / 4).clamp(1, 8), k, kc), a, b, c, alpha, beta),
+            }
+        }
+        j += w;
+    }
+}
+
+/// One strip of `S` vectors of columns through every row, in blocks of at most
+/// `most` rows as even as they go (13 rows by 8: 7 and 6).
+///
+/// # Safety
+/// As [`blocks`] for these columns; `1 <= most <= 8`.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+unsafe fn strip<V: FloatVector, const S: usize>(
+    (m, most, k, kc): (usize, usize, usize, usize),
+    (a, ars, acs): (*const V::T, isize, isize),
+    b: (*const V::T, isize),
+    (c, crs): (*mut V::T, isize),
+    alpha: V::T,
+    beta: Option<V::T>,
+) {
+    let count = m.div_ceil(most);
+    let mut i = 0;
+    for q in 0..count {
+        let h = (m - i).div_ceil(count - q);
+        let (ai, ci) = (
+            (a.wrapping_offset(i as isize * ars), acs),
+            (c.wrapping_offset(i as isize * crs), crs),
+        );
+        let g = (k, kc, ars, alpha, beta);
+        // SAFETY: rows `i .. i + h` (`h <= most <= 8`), inside the `m` rows.
+        unsafe {
+            match h {
+                1 => block::<V, 1, S>(g, ai, b, ci),
+                2 => block::<V, 2, S>(g, ai, b, ci),
+                3 => block::<V, 3, S>(g, ai, b, ci),
+                4 => block::<V, 4, S>(g, ai, b, ci),
+                5 => block::<V, 5, S>(g, ai, b, ci),
+                6 => block::<V, 6, S>(g, ai, b, ci),
+                7 => block::<V, 7, S>(g, ai, b, ci),
+                _ => block::<V, 8, S>(g, ai, b, ci),
+            }
+        }
+        i += h;
+    }
+}
+
+/// `H x S` vectors of C: per k-block of `kc` steps, the sums from `+0` over its
+/// steps in order (`acc = a * b + acc`), then `t = alpha * acc` written as `t`
+/// (`beta` None: C not read) or `t + beta * c`, the later k-blocks adding with
+/// beta 1, as the direct and packed paths write.
+///
+/// # Safety
+/// As [`strip`] for these `H` rows (A's rows `ars` apart, its steps `acs`) and `S`
+/// vectors.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+unsafe fn block<V: FloatVector, const H: usize, const S: usize>(
+    (k, kc, ars, alpha, beta): (usize, usize, isize, V::T, Option<V::T>),
+    (a, acs): (*const V::T, isize),
+    (b, brs): (*const V::T, isize),
+    (c, crs): (*mut V::T, isize),
+) {
+    let mut beta = beta;
+    let mut pc = 0;
+    while pc < k {
+        let steps = kc.min(k - pc);
+        // SAFETY: `V`'s features are present (the caller's contract).
+        let mut acc = [[unsafe { V::zero() }; S]; H];
+        for p in pc..pc + steps {
+            let bp = b.wrapping_offset(p as isize * brs);
+            let ap = a.wrapping_offset(p as isize * acs);
+            // SAFETY: step `p < k` of rows `r < H` of A and `S` whole vectors of
+            // B's row `p`, as the caller allows.
+            unsafe {
+                let mut bv = [V::zero(); S];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = V::load(bp.add(v * V::N));
+                }
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let ar = V::splat(*ap.offset(r as isize * ars));
+                    for (acc, &bv) in acc.iter_mut().zip(&bv) {
+                        *acc = V::madd(ar, bv, *acc);
+                    }
+                }
+            }
+        }
+        // SAFETY: inside a function with `V`'s features; `H x S` whole vectors of
+        // C's rows, read only when `beta` is `Some`.
+        unsafe {
+            let al = V::splat(alpha);
+            for (r, acc) in acc.iter().enumerate() {
+                let cr = c.wrapping_offset(r as isize * crs);
+                for (v, &ab) in acc.iter().enumerate() {
+                    let p = cr.add(v * V::N);
+                    let t = V::mul(ab, al);
+                    let t = match beta {
+                        None => t,
+                        Some(be) => V::add(t, V::mul(V::splat(be), V::load(p))),
+                    };
+                    t.store(p);
+                }
+            }
+        }
+        beta = Some(<V::T as Arith>::ONE);
+        pc += steps;
+    }
+}
+
+/// `C = alpha * A * B + beta * C` for an `m x k` A and `k x n` B, `k > 0`, as a
+/// plain loop; `C` is not read when `beta == 0`.
 ///
 /// # Safety
 /// `a.at(i, p)`, `b.at(p, j)` are valid for reads and `c.at(i, j)` for reads and

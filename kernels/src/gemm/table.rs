@@ -7,6 +7,7 @@ use super::direct::DirectFn;
 use super::gather::Gather8Fn;
 use super::gemv::GemvFn;
 use super::kernel::{BColsFn, MicroFn, PeakFn};
+use super::small::SmallFn;
 
 /// A micro-kernel and the shape of its register tile.
 ///
@@ -45,6 +46,8 @@ pub struct Kernel<T> {
     pub gemv: GemvFn<T>,
     /// Tiny products read in place, without packing (`direct.rs`).
     pub direct: DirectFn<T>,
+    /// Products of at most `SMALL_SIDE` on every side, any strides (`small.rs`).
+    pub small: SmallFn<T>,
     /// Packs eight runs contiguous along k at once (`gather.rs`), where the tier
     /// has one; `None` leaves it to the scalar gather of `pack.rs`.
     pub gather8: Option<Gather8Fn<T>>,
@@ -220,6 +223,22 @@ macro_rules! gemm_kernel {
                     )
                 }
             }
+            #[$attr]
+            #[allow(clippy::type_complexity)]
+            unsafe fn small(
+                dims: (usize, usize, usize, usize),
+                a: (*const $t, isize, isize),
+                b: (*const $t, isize, isize),
+                c: (*mut $t, isize, isize),
+                alpha: $t,
+                beta: $t,
+            ) {
+                // SAFETY: the caller upholds `SmallFn`'s contract, which is
+                // `register`'s; `$v`'s features are present.
+                unsafe {
+                    $crate::gemm::small::register::<$v, $dr, $dw>(dims, a, b, c, alpha, beta)
+                }
+            }
             $crate::gemm::table::Kernel {
                 mr: $mv * <$v as $crate::vector::Vector>::N,
                 nr: $nr,
@@ -235,6 +254,7 @@ macro_rules! gemm_kernel {
                 peak,
                 gemv,
                 direct,
+                small,
                 gather8: None,
             }
         };

@@ -17,9 +17,13 @@ def case(op, n):
     dt = np.float32 if op.startswith("f32 ") else np.float64
     op = op.removeprefix("f32 ")
     if op.startswith("matmul"):
-        a = vec(n * n, 7919, dt, True).reshape(n, n)
-        b = vec(n * n, 104729, dt, True).reshape(n, n)
-        c = np.empty((n, n), dt)
+        # A square, or a batch of n squares of side d ("matmul f64 1000xD²").
+        rest = op.removeprefix("matmul f64").removeprefix("matmul f32")
+        shape = (n, n) if rest == "" else (n,) + (int(rest.split("x")[1].rstrip("²")),) * 2
+        size = int(np.prod(shape))
+        a = vec(size, 7919, dt, True).reshape(shape)
+        b = vec(size, 104729, dt, True).reshape(shape)
+        c = np.empty(shape, dt)
         return lambda: np.matmul(a, b, out=c), lambda: c
     x, y, o = vec(n, 7919, dt, False), vec(n, 104729, dt, False), np.empty(n, dt)
     # The workspace rows: NumPy's allocating expressions.

@@ -182,17 +182,29 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
     use std::hint::black_box;
     let f = |v: T| v.to_f64().unwrap();
     if op.starts_with("matmul") {
-        if op != "matmul f64" && op != "matmul f32" {
-            return None;
-        }
-        let a = vec_of::<T>(n * n, 7919, true)
-            .into_shape(&[n as isize, n as isize])
-            .ok()?;
-        let b = vec_of::<T>(n * n, 104729, true)
-            .into_shape(&[n as isize, n as isize])
-            .ok()?;
+        // A square (`n x n`), or a batch of `n` squares of side `d`
+        // (`matmul f64 1000xD²`, n = 1000), as `compare.py` builds them.
+        let shape = match op
+            .strip_prefix("matmul f64")
+            .or(op.strip_prefix("matmul f32"))
+        {
+            Some("") => vec![n as isize, n as isize],
+            Some(rest) => {
+                let d: isize = rest
+                    .strip_prefix(&format!(" {n}x"))?
+                    .strip_suffix('²')?
+                    .parse()
+                    .ok()?;
+                vec![n as isize, d, d]
+            }
+            None => return None,
+        };
+        let len = shape.iter().product::<isize>() as usize;
+        let a = vec_of::<T>(len, 7919, true).into_shape(&shape).ok()?;
+        let b = vec_of::<T>(len, 104729, true).into_shape(&shape).ok()?;
         let want = a.matmul(&b).ok()?.iter().map(|&v| f(v)).collect::<Vec<_>>();
-        let mut c = Array::<T>::zeros(&[n, n]);
+        let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+        let mut c = Array::<T>::zeros(&dims);
         return Some((
             Box::new(move || {
                 a.matmul_into(&b, T::one(), T::zero(), black_box(&mut c))

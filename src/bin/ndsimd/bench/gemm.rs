@@ -91,7 +91,9 @@ pub fn matmuls(r: &mut Runner, threads: usize) {
             },
         );
     }
-    for n in [64, 128, 256, 512, 1024] {
+    // Small squares take the register path (no packing, no blocking): their
+    // set-up is their cost.
+    for n in [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] {
         case::<f64>(r, "matmul f64", (n, n, n), false, threads, tier);
     }
     for n in [256, 1024] {
@@ -122,9 +124,14 @@ pub fn matmuls(r: &mut Runner, threads: usize) {
         threads,
         tier,
     );
-    // A batch of 1000 products of 16x16 matrices, against the same peak loop.
-    if r.wants("matmul f64 1000x16²") {
-        let (b, d) = (1000, 16);
+    // Batches of 1000 products of 16x16 and of 8x8 matrices (one call: the
+    // batched GEMM, the products spread over the pool), against the same peak loop.
+    for d in [16, 8] {
+        let name = format!("matmul f64 1000x{d}²");
+        if !r.wants(&name) {
+            continue;
+        }
+        let b = 1000;
         let a = fresh_shaped(&[b, d, d], ints::<f64>(b * d * d, 3));
         let x = fresh_shaped(&[b, d, d], ints::<f64>(b * d * d, 5));
         let mut c = Array::<f64>::zeros(&[b, d, d]);
@@ -146,7 +153,7 @@ pub fn matmuls(r: &mut Runner, threads: usize) {
         let rounds = (flops as u64 / per_round).max(1) as usize;
         let parts = threads.max(1);
         r.row(
-            "matmul f64 1000x16²",
+            &name,
             b,
             flops,
             "peak",

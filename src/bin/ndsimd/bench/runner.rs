@@ -362,7 +362,7 @@ impl Runner {
             ns_per_op: m * 1e9,
             spread_pct: spread(&a, m),
             rate: bytes as f64 / m / 1e9,
-            rate_unit: if gemm || op.starts_with("fma") || op.contains("1000x16") {
+            rate_unit: if gemm || op.starts_with("fma") || op.contains("1000x") {
                 "GFLOP/s"
             } else {
                 "GB/s"
