@@ -47,6 +47,7 @@ float_vector! {
     round_int |a| _mm512_cvtpd_epi64(a),
     from_int |i| _mm512_cvtepi64_pd(i),
     lookup2 |lo, hi, ix| _mm512_permutex2var_pd(lo, ix, hi),
+    gather |p, ix| _mm512_i64gather_pd::<8>(ix, p),
 }
 
 float_vector! {
@@ -81,6 +82,7 @@ float_vector! {
     round_int |a| _mm512_cvtps_epi32(a),
     from_int |i| _mm512_cvtepi32_ps(i),
     lookup2 |lo, hi, ix| _mm512_permutex2var_ps(lo, ix, hi),
+    gather |p, ix| _mm512_i32gather_ps::<4>(ix, p),
 }
 
 int_vector! {
