@@ -288,6 +288,18 @@ fn lengths<T: MathFloat>() {
                     (k.assign)(&mut acc);
                     assert_eq!(out[len + skew].bits(), T::canary().bits(), "wrote past");
                     for i in 0..len {
+                        // The same tier on the element alone (a tail of one): its
+                        // result must not depend on the neighbours or the position.
+                        let mut alone = [T::canary()];
+                        (k.map)(&xs[i..i + 1], &mut alone);
+                        assert_eq!(
+                            out[skew + i].bits(),
+                            alone[0].bits(),
+                            "{name} len {len} skew {skew} [{i}]: {:?} alone gives {:?}, in the slice {:?}",
+                            xs[i],
+                            alone[0],
+                            out[skew + i]
+                        );
                         let want = T::oracle(name, xs[i]);
                         // SAFETY: `map_uninit` writes every element.
                         let u = unsafe { un[i].assume_init() };

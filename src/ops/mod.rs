@@ -6,6 +6,7 @@ mod compare;
 pub(crate) mod engine;
 mod fma;
 mod linalg;
+mod math;
 pub(crate) mod operand;
 pub(crate) mod reduce;
 pub(crate) mod split;

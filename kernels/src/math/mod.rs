@@ -271,10 +271,12 @@ pub trait Math: Element + crate::scalar::Arith {
     unsafe fn kernel<I: Isa, const OP: u8>(x: Self::Vector<I>) -> Self::Vector<I>;
 }
 
-/// Every lane through the oracle: the path of vectors holding a lane the fast path
-/// does not cover (rare: NaN, infinities, results out of the normal range).
+/// `y` with the lanes where `special` holds replaced by the oracle `f` of `x`'s:
+/// the path of vectors holding a lane the fast path does not cover (rare: NaN,
+/// infinities, results out of the normal range). The other lanes keep the vector
+/// result, so an element's result does not depend on its neighbours.
 #[inline(never)]
-unsafe fn by_lanes<V: FloatVector>(x: V, f: impl Fn(V::T) -> V::T) -> V {
+unsafe fn patch<V: FloatVector>(x: V, y: V, special: V::Mask, f: impl Fn(V::T) -> V::T) -> V {
     let mut buf = [<V::T as Default>::default(); MAX_LANES];
     // SAFETY: `buf` holds `MAX_LANES >= N` lanes; the caller's contract.
     unsafe { x.store(buf.as_mut_ptr()) };
@@ -282,7 +284,7 @@ unsafe fn by_lanes<V: FloatVector>(x: V, f: impl Fn(V::T) -> V::T) -> V {
         *v = f(*v);
     }
     // SAFETY: as above.
-    unsafe { V::load(buf.as_ptr()) }
+    unsafe { V::select(special, V::load(buf.as_ptr()), y) }
 }
 
 /// [`exp_f64`] over vectors: the same steps, the table read by gathers.
@@ -305,7 +307,7 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
         if V::any(special) {
-            return by_lanes(x, exp_f64);
+            return patch(x, y, special, exp_f64);
         }
         y
     }
@@ -330,7 +332,7 @@ unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F32_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
         if V::any(special) {
-            return by_lanes(x, exp_f32);
+            return patch(x, y, special, exp_f32);
         }
         y
     }
@@ -380,7 +382,7 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
             y = V::select(near, y1, y);
         }
         if V::any(special) {
-            return by_lanes(x, log_f64);
+            return patch(x, y, special, log_f64);
         }
         y
     }
@@ -427,7 +429,7 @@ unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
             y = V::select(near, y1, y);
         }
         if V::any(special) {
-            return by_lanes(x, log_f32);
+            return patch(x, y, special, log_f32);
         }
         y
     }
