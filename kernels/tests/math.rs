@@ -368,3 +368,38 @@ fn guard_pages_at_every_tier() {
     fenced::<f64>();
     fenced::<f32>();
 }
+
+/// Nanoseconds per element of each tier's kernels (run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn speed() {
+    fn run<T: MathFloat>(n: usize) {
+        let xs: Vec<T> = (0..n)
+            .map(|i| T::from_f64(1.0 + (i * 7919 % 1000) as f64 / 64.0))
+            .collect();
+        let mut out = vec![T::ZERO; n];
+        each_tier(|tier| {
+            let t = T::table_for(tier).unwrap();
+            for name in ["exp", "log"] {
+                let k = op(t, name);
+                let mut best = f64::MAX;
+                for _ in 0..20 {
+                    let s = std::time::Instant::now();
+                    (k.map)(&xs, &mut out);
+                    best = best.min(s.elapsed().as_secs_f64());
+                }
+                println!(
+                    "{name} {} {tier} n {n}: {:.3} ns/elem",
+                    T::NAME,
+                    best * 1e9 / n as f64
+                );
+            }
+        });
+    }
+    if std::env::var("SPEED_F32_ONLY").is_err() {
+        run::<f64>(1 << 14);
+        run::<f64>(1 << 18);
+    }
+    run::<f32>(1 << 22);
+    run::<f32>(1 << 14);
+}

@@ -24,7 +24,7 @@ def case(op, n):
     x, y, o = vec(n, 7919, dt, False), vec(n, 104729, dt, False), np.empty(n, dt)
     binary = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
               "maximum": np.maximum}
-    unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt}
+    unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "exp": np.exp, "log": np.log}
     name = op.removesuffix("_into")
     if op.endswith("_into") and name in binary:
         f = binary[name]; return lambda: f(x, y, out=o), lambda: o

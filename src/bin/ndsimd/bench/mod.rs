@@ -18,6 +18,7 @@
 
 mod compare;
 mod gemm;
+mod math;
 mod pool;
 mod runner;
 mod scans;
@@ -117,6 +118,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
 fn run_tables(r: &mut Runner) {
     r.set_section(runner::Section::Single, 1);
     ndsimd::with_threads(1, || single::single(r));
+    ndsimd::with_threads(1, || math::math(r));
     let threads = ndsimd::num_threads();
     if threads > 1 {
         r.set_section(runner::Section::Pool, threads);
