@@ -179,7 +179,7 @@ for (ty, prec, mant, nbits, fmt, bits, deg) in [
 # argument is one fma (exact up to one rounding, |r| < 0.004). -log(invc) is
 # split as hi (on a grid fine enough that k ln2_hi + hi is exact) + lo.
 for (ty, prec, mant, nbits, fmt, deg, deg1, grid) in [
-    ("f64", 53, 52, 7, fmt64, 4, 10, 42),
+    ("f64", 53, 52, 5, fmt64, 6, 10, 42),
     ("f32", 24, 23, 5, fmt32, 2, 5, 15),
 ]:
     N = 1 << nbits

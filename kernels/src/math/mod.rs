@@ -13,12 +13,13 @@
 //! overflow and in the subnormal range scale in two steps, the subnormal one
 //! rounding once at the subnormal precision ([`exp_f64`]'s special case).
 //!
-//! **log.** `x = 2^k z` with `z` in `[0.6875, 1.375)`; the top 7 bits of `z`'s
-//! offset mantissa (5 for `f32`) pick one of `N` subintervals with center `c`,
-//! and `invc` is `1/c` rounded. Then `log(x) = k ln2 - log(invc) + log1p(r)` with
-//! `r = z * invc - 1` exact up to one rounding (one fma) and `|r| < 0.004`;
+//! **log.** `x = 2^k z` with `z` in `[0.6875, 1.375)`; the top 5 bits of `z`'s
+//! offset mantissa pick one of `N = 32` subintervals with center `c`, and
+//! `invc` is `1/c` rounded. Then `log(x) = k ln2 - log(invc) + log1p(r)` with
+//! `r = z * invc - 1` exact up to one rounding (one fma) and `|r| < 0.016`;
 //! `-log(invc)` is tabulated as `hi + lo` with `hi` on a grid so coarse that
-//! `k ln2_hi + hi` is exact, and `log1p(r)` is a degree-6 polynomial. Near 1
+//! `k ln2_hi + hi` is exact, and `log1p(r)` is a degree-8 polynomial (degree 4
+//! for `f32`). Near 1
 //! (`|x - 1| < 1/16`, where the result is small and `r`'s rounding would show)
 //! `log(x) = log1p(x - 1)` with `x - 1` exact and a degree-12 polynomial.
 //!
@@ -192,7 +193,7 @@ pub fn log_f64(x: f64) -> f64 {
             .wrapping_sub(52 << 52);
     }
     let tmp = ix.wrapping_sub(0x3fe6_0000_0000_0000);
-    let i = ((tmp >> 45) & 127) as usize;
+    let i = ((tmp >> 47) & 31) as usize;
     let k = (tmp as i64) >> 52;
     let z = f64::from_bits(ix.wrapping_sub(tmp & (0xfff << 52)));
     let r = z.mul_add(LOG_F64_INVC[i], -1.0);
@@ -205,8 +206,8 @@ pub fn log_f64(x: f64) -> f64 {
     hi + y
 }
 
-/// `ln x` for `f32` within 0.52 ULP, the algorithm of [`log_f64`] in `f32` (32
-/// subintervals, degree 4 and 7 polynomials).
+/// `ln x` for `f32` within 0.55 ULP, the algorithm of [`log_f64`] in `f32`
+/// (degree 4 and 7 polynomials).
 ///
 /// ```
 /// use ndsimd_kernels::math::log_f32;
@@ -287,7 +288,8 @@ unsafe fn patch<V: FloatVector>(x: V, y: V, special: V::Mask, f: impl Fn(V::T) -
     unsafe { V::select(special, V::load(buf.as_ptr()), y) }
 }
 
-/// [`exp_f64`] over vectors: the same steps, the table read by gathers.
+/// [`exp_f64`] over vectors: the same steps, the table read by permutes
+/// (AVX-512) or gathers.
 #[inline(always)]
 unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
     // SAFETY: the caller's contract (the ISA's features are present); the gathers'
@@ -301,9 +303,9 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
         let r = V::madd(kd, V::splat(-EXP_F64_LN2_N_HI), x);
         let r = V::madd(kd, V::splat(-EXP_F64_LN2_N_LO), r);
         let j = V::Int::and(ki, V::Int::splat(31));
-        let s = V::to_bits(V::gather(EXP_F64_SCALE.as_ptr().cast(), j));
+        let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
         let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
-        let tail = V::gather(EXP_F64_TAIL.as_ptr(), j);
+        let tail = V::table32(EXP_F64_TAIL.as_ptr(), j);
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
         if V::any(special) {
@@ -326,9 +328,9 @@ unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
         let r = V::madd(kd, V::splat(-EXP_F32_LN2_N_HI), x);
         let r = V::madd(kd, V::splat(-EXP_F32_LN2_N_LO), r);
         let j = V::Int::and(ki, V::Int::splat(31));
-        let s = V::to_bits(V::gather(EXP_F32_SCALE.as_ptr().cast(), j));
+        let s = V::to_bits(V::table32(EXP_F32_SCALE.as_ptr().cast(), j));
         let s = V::from_bits(V::Int::add(s, V::Int::shl::<18>(ki)));
-        let tail = V::gather(EXP_F32_TAIL.as_ptr(), j);
+        let tail = V::table32(EXP_F32_TAIL.as_ptr(), j);
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F32_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
         if V::any(special) {
@@ -342,8 +344,8 @@ unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
 /// blended in when a lane needs it.
 #[inline(always)]
 unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
-    // SAFETY: the caller's contract; the gathers' indices are `& 127`, inside the
-    // 128-entry tables.
+    // SAFETY: the caller's contract; the gathers' indices are `& 31`, inside the
+    // 32-entry tables.
     unsafe {
         let special = V::mask_or(
             V::mask_or(
@@ -354,7 +356,7 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
         );
         let ix = V::to_bits(x);
         let tmp = V::Int::sub(ix, V::Int::splat(0x3fe6_0000_0000_0000));
-        let i = V::Int::and(V::Int::shr::<45>(tmp), V::Int::splat(127));
+        let i = V::Int::and(V::Int::shr::<47>(tmp), V::Int::splat(31));
         // `k + 1024` by a logical shift (positive for every normal `x`).
         let kb = V::Int::shr::<52>(V::Int::add(tmp, V::Int::splat(1024 << 52)));
         let kd = V::sub(V::from_int(kb), V::splat(1024.0));
@@ -362,16 +364,16 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
             ix,
             V::Int::and(tmp, V::Int::splat((0xfffu64 << 52) as i64)),
         ));
-        let r = V::mul_add(z, V::gather(LOG_F64_INVC.as_ptr(), i), V::splat(-1.0));
+        let r = V::mul_add(z, V::table32(LOG_F64_INVC.as_ptr(), i), V::splat(-1.0));
         let w = V::madd(
             kd,
             V::splat(LOG_F64_LN2_HI),
-            V::gather(LOG_F64_LOGC_HI.as_ptr(), i),
+            V::table32(LOG_F64_LOGC_HI.as_ptr(), i),
         );
         let hi = V::add(w, r);
         let lo = V::add(V::sub(w, hi), r);
         let lo = V::madd(kd, V::splat(LOG_F64_LN2_LO), lo);
-        let lo = V::add(lo, V::gather(LOG_F64_LOGC_LO.as_ptr(), i));
+        let lo = V::add(lo, V::table32(LOG_F64_LOGC_LO.as_ptr(), i));
         let lo = V::madd(V::mul(r, r), horner_v(&LOG_F64_POLY, r), lo);
         let mut y = V::add(hi, lo);
         let d = V::sub(x, V::splat(1.0));
@@ -409,16 +411,16 @@ unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
             ix,
             V::Int::and(tmp, V::Int::splat(0xff80_0000u32 as i32)),
         ));
-        let r = V::mul_add(z, V::gather(LOG_F32_INVC.as_ptr(), i), V::splat(-1.0));
+        let r = V::mul_add(z, V::table32(LOG_F32_INVC.as_ptr(), i), V::splat(-1.0));
         let w = V::madd(
             kd,
             V::splat(LOG_F32_LN2_HI),
-            V::gather(LOG_F32_LOGC_HI.as_ptr(), i),
+            V::table32(LOG_F32_LOGC_HI.as_ptr(), i),
         );
         let hi = V::add(w, r);
         let lo = V::add(V::sub(w, hi), r);
         let lo = V::madd(kd, V::splat(LOG_F32_LN2_LO), lo);
-        let lo = V::add(lo, V::gather(LOG_F32_LOGC_LO.as_ptr(), i));
+        let lo = V::add(lo, V::table32(LOG_F32_LOGC_LO.as_ptr(), i));
         let lo = V::madd(V::mul(r, r), horner_v(&LOG_F32_POLY, r), lo);
         let mut y = V::add(hi, lo);
         let d = V::sub(x, V::splat(1.0));

@@ -164,6 +164,15 @@ pub trait FloatVector: Vector<T: Arith> {
         // SAFETY: as above.
         unsafe { Self::load(out.as_ptr()) }
     }
+    /// A lookup in a table of 32 elements at `p` (valid for 32 reads): lane `j` is
+    /// `*p.add(idx[j])`, every index in `0..32`, bit for bit. Permutes of the table
+    /// held in registers on AVX-512 (one `vpermi2ps`; two `vpermi2pd` and a blend),
+    /// [`FloatVector::gather`] elsewhere.
+    #[inline(always)]
+    unsafe fn table32(p: *const Self::T, idx: Self::Int) -> Self {
+        // SAFETY: the caller's contract.
+        unsafe { Self::gather(p, idx) }
+    }
 }
 
 /// A vector of integers, the [`FloatVector::Int`] of a float vector. Arithmetic
@@ -292,7 +301,8 @@ macro_rules! float_vector {
         round_int |$a21:ident| $round_int:expr,
         from_int |$i22:ident| $from_int:expr,
         lookup2 |$lo:ident, $hi:ident, $ix:ident| $lookup2:expr
-        $(, gather |$gp:ident, $gix:ident| $gather:expr)? $(,)?
+        $(, gather |$gp:ident, $gix:ident| $gather:expr)?
+        $(, table32 |$tp:ident, $tix:ident| $table32:expr)? $(,)?
     ) => {
         vector_base! {
             $(#[$doc])*
@@ -339,6 +349,8 @@ macro_rules! float_vector {
             method!(lookup2($lo: Self, $hi: Self, $ix: $int) -> Self, open($lo, $hi, $ix),
                 $lookup2, wrap $v);
             $(method!(gather($gp: *const $t, $gix: $int) -> Self, open($gix), $gather,
+                wrap $v);)?
+            $(method!(table32($tp: *const $t, $tix: $int) -> Self, open($tix), $table32,
                 wrap $v);)?
         }
     };
