@@ -104,9 +104,8 @@ ws_binary! {
     minimum, minimum_into;
 }
 
-/// The unary operations with a workspace form. The transcendental functions
-/// (`exp`, `log`, ... of `src/ops/math.rs`) join with one line each here, as
-/// `exp, exp_into;`, once they have an `_into` form.
+/// The unary operations with a workspace form: each is a line `name, name_into;`
+/// (a transcendental function of `src/ops/math.rs` joins once it has an `_into`).
 macro_rules! ws_unary {
     ($( $name:ident, $into:ident; )*) => {
         impl Workspace {
@@ -138,6 +137,8 @@ ws_unary! {
     neg, neg_into;
     abs, abs_into;
     sqrt, sqrt_into;
+    exp, exp_into;
+    log, log_into;
 }
 
 macro_rules! ws_compare {

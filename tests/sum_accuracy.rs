@@ -8,8 +8,8 @@
 mod common;
 
 use common::Rng;
-use ndsimd_kernels::{available_tiers, KernelElement, Tier};
 use ndsimd::{with_threads, Array, Element};
+use ndsimd_kernels::{available_tiers, KernelElement, Tier};
 
 /// `u`, the unit roundoff: half the machine epsilon.
 fn unit<T: Element>() -> f64 {

@@ -79,6 +79,8 @@ fn every_workspace_op_matches_its_allocating_form_on_fresh_and_poisoned_memory()
             same(&tag("neg"), &ws.neg(&bt).unwrap().view(), &bt.neg());
             same(&tag("abs"), &ws.abs(&a).unwrap().view(), &a.abs());
             same(&tag("sqrt"), &ws.sqrt(&bt).unwrap().view(), &bt.sqrt());
+            same(&tag("exp"), &ws.exp(&bt).unwrap().view(), &bt.exp());
+            same(&tag("log"), &ws.log(&bt).unwrap().view(), &bt.log());
             for axis in [0isize, 1, -1] {
                 for keep in [false, true] {
                     let t = tag(&format!("axis {axis} keepdims {keep}"));

@@ -57,15 +57,15 @@ pub mod dispatch;
 pub mod gemm;
 mod generic;
 pub mod io;
+pub mod math;
 pub mod mem;
 pub mod par;
 pub mod pool;
 pub mod scalar;
 pub mod stdio;
 pub mod stream;
-// Private: the vector types run their ISA's instructions unchecked. Some of their
-// operations (conversions, shifts, the table lookup) are there for the coming exp/log
-// kernels and only the module's tests use them so far.
+// Private: the vector types run their ISA's instructions unchecked. `lookup2` is
+// used only by the module's tests so far.
 #[cfg_attr(not(test), allow(dead_code))]
 mod vector;
 
@@ -176,6 +176,10 @@ pub struct Table<T: 'static> {
     pub abs: UnaryOp<T>,
     /// `sqrt(x)`, correctly rounded; negative inputs give the hardware's default NaN
     pub sqrt: UnaryOp<T>,
+    /// `e^x` within 1 ULP ([`math`]: NumPy's edges; not bit-identical across tiers)
+    pub exp: UnaryOp<T>,
+    /// `ln x` within 1 ULP ([`math`]: NumPy's edges; not bit-identical across tiers)
+    pub log: UnaryOp<T>,
     /// NumPy's `maximum(x, y)`: `x` if `x` is NaN, else `x > y ? x : y` (so a NaN in
     /// either propagates, and equal values, `-0` and `+0` included, give `y`)
     pub maximum: BinaryOp<T>,

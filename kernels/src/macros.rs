@@ -169,8 +169,52 @@ macro_rules! handwritten_bytes {
     };
 }
 
-/// `F32` and `F64`: the tables of the tier whose kernels (modules `add`, …, `ge`
-/// and functions `fma`, …, `dot`) are in scope where this is invoked.
+/// `math_ops`: the exp/log kernels of a tier, [`crate::math`]'s vector kernels
+/// over the [`crate::vector::Isa`] `$isa` (a full path).
+macro_rules! math_kernels {
+    ($feature:literal, $isa:path) => {
+        /// The exp/log kernels of this tier (hand-written: `crate::math`).
+        pub mod math_ops {
+            math_kernels!(@op $feature, $isa, exp, $crate::math::EXP);
+            math_kernels!(@op $feature, $isa, log, $crate::math::LOG);
+        }
+    };
+    (@op $feature:literal, $isa:path, $op:ident, $id:path) => {
+        #[doc = concat!("`", stringify!($op), "` kernels of this tier (`crate::math`).")]
+        pub mod $op {
+            use $crate::math::{map_raw, Math};
+            use core::mem::MaybeUninit;
+
+            #[target_feature(enable = $feature)]
+            unsafe fn run<T: Math>(a: *const T, out: *mut T, n: usize) {
+                // SAFETY: the caller's contract, with the ISA's features enabled here.
+                unsafe { map_raw::<T, $isa, { $id }>(a, out, n) }
+            }
+            /// `out[i] = op(a[i])`
+            pub fn map<T: Math>(a: &[T], out: &mut [T]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                // SAFETY: reachable only through a table handed out when the CPU has
+                // this tier (see `macros.rs`); both slices hold `a.len()` elements.
+                unsafe { run(a.as_ptr(), out.as_mut_ptr(), a.len()) }
+            }
+            /// [`map`] into uninitialised memory: writes every element of `out`
+            pub fn map_uninit<T: Math>(a: &[T], out: &mut [MaybeUninit<T>]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                // SAFETY: as in `map` (`MaybeUninit<T>` has `T`'s layout).
+                unsafe { run(a.as_ptr(), out.as_mut_ptr().cast(), a.len()) }
+            }
+            /// `acc[i] = op(acc[i])`
+            pub fn assign<T: Math>(acc: &mut [T]) {
+                let p = acc.as_mut_ptr();
+                // SAFETY: as in `map`; the kernel reads each vector before it writes it.
+                unsafe { run(p, p, acc.len()) }
+            }
+        }
+    };
+}
+
+/// `F32` and `F64`: the tables of the tier whose kernels (modules `add`, …, `ge`,
+/// `math_ops`, and functions `fma`, …, `dot`) are in scope where this is invoked.
 macro_rules! tier_tables {
     ($tier:expr) => {
         /// The `f32` kernels of this tier.
@@ -188,6 +232,8 @@ macro_rules! tier_tables {
             neg: tier_tables!(@unary neg),
             abs: tier_tables!(@unary abs),
             sqrt: tier_tables!(@unary sqrt),
+            exp: tier_tables!(@unary math_ops::exp),
+            log: tier_tables!(@unary math_ops::log),
             maximum: tier_tables!(@binary maximum),
             minimum: tier_tables!(@binary minimum),
             fma,
@@ -219,11 +265,11 @@ macro_rules! tier_tables {
             assign_vs: $op::assign_vs,
         }
     };
-    (@unary $op:ident) => {
+    (@unary $($op:ident)::+) => {
         $crate::UnaryOp {
-            map: $op::map,
-            map_uninit: $crate::WritesAll($op::map_uninit),
-            assign: $op::assign,
+            map: $($op)::+::map,
+            map_uninit: $crate::WritesAll($($op)::+::map_uninit),
+            assign: $($op)::+::assign,
         }
     };
     (@cmp $op:ident) => {

@@ -154,7 +154,6 @@ impl<S: Data> ArrayBase<S> {
     pub fn for_each(&self, f: impl FnMut(&S::Elem)) {
         self.iter().for_each(f);
     }
-
 }
 
 impl<S: DataMut> ArrayBase<S> {
@@ -300,4 +299,3 @@ impl<'a, T> Iterator for IterMut<'a, T> {
 }
 
 impl<T> ExactSizeIterator for IterMut<'_, T> {}
-

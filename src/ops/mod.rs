@@ -10,6 +10,7 @@ mod fma;
 mod into;
 mod linalg;
 pub(crate) mod manip;
+mod math;
 pub(crate) mod operand;
 pub(crate) mod reduce;
 pub(crate) mod select;

@@ -12,6 +12,7 @@ autovec_fma!("neon");
 autovec_cmp!("neon"; eq, ne, lt, le, gt, ge);
 handwritten_floats!("neon", Neon, dot);
 handwritten_bytes!("neon", Bytes);
+math_kernels!("neon", crate::vector::neon::Neon);
 tier_tables!(crate::Tier::Neon);
 byte_table!(crate::Tier::Neon);
 tier_kernels!(neon);

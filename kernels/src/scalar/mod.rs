@@ -707,6 +707,7 @@ pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
 
 // The scalar tier's tables point straight at the oracles: on every architecture this
 // tier is the reference the others are compared with.
+use crate::math::oracle as math_ops;
 tier_tables!(crate::Tier::Scalar);
 byte_table!(crate::Tier::Scalar);
 tier_kernels!(scalar);

@@ -62,6 +62,7 @@ float_vector! {
         let y = _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(hi), halves));
         _mm256_blendv_pd(x, y, _mm256_castsi256_pd(_mm256_slli_epi64::<61>(ix)))
     },
+    gather |p, ix| _mm256_i64gather_pd::<8>(p, ix),
 }
 
 float_vector! {
@@ -99,6 +100,7 @@ float_vector! {
         let (x, y) = (_mm256_permutevar8x32_ps(lo, ix), _mm256_permutevar8x32_ps(hi, ix));
         _mm256_blendv_ps(x, y, _mm256_castsi256_ps(_mm256_slli_epi32::<28>(ix)))
     },
+    gather |p, ix| _mm256_i32gather_ps::<4>(p, ix),
 }
 
 // The shifts by a constant count in a register, as at SSE2.

@@ -47,6 +47,13 @@ float_vector! {
     round_int |a| _mm512_cvtpd_epi64(a),
     from_int |i| _mm512_cvtepi64_pd(i),
     lookup2 |lo, hi, ix| _mm512_permutex2var_pd(lo, ix, hi),
+    gather |p, ix| _mm512_i64gather_pd::<8>(ix, p),
+    // Entries 0..16 and 16..32 by one two-register permute each, bit 4 picks.
+    table32 |p, ix| {
+        let a = _mm512_permutex2var_pd(_mm512_loadu_pd(p), ix, _mm512_loadu_pd(p.add(8)));
+        let b = _mm512_permutex2var_pd(_mm512_loadu_pd(p.add(16)), ix, _mm512_loadu_pd(p.add(24)));
+        _mm512_mask_blend_pd(_mm512_test_epi64_mask(ix, _mm512_set1_epi64(16)), a, b)
+    },
 }
 
 float_vector! {
@@ -81,6 +88,8 @@ float_vector! {
     round_int |a| _mm512_cvtps_epi32(a),
     from_int |i| _mm512_cvtepi32_ps(i),
     lookup2 |lo, hi, ix| _mm512_permutex2var_ps(lo, ix, hi),
+    gather |p, ix| _mm512_i32gather_ps::<4>(ix, p),
+    table32 |p, ix| _mm512_permutex2var_ps(_mm512_loadu_ps(p), ix, _mm512_loadu_ps(p.add(16))),
 }
 
 int_vector! {

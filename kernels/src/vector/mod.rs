@@ -148,6 +148,31 @@ pub trait FloatVector: Vector<T: Arith> {
     /// of each index count), bit for bit. One `vpermi2pd` / `vpermi2ps` on AVX-512,
     /// two `vpermps` and a blend on AVX2, a `tbl` on NEON, lane by lane on SSE2.
     unsafe fn lookup2(lo: Self, hi: Self, idx: Self::Int) -> Self;
+    /// A lookup in memory: lane `j` is `*p.add(idx[j])`, bit for bit. `p` must be
+    /// valid for reads at every index (each non-negative). One `vgatherqpd` /
+    /// `vgatherdps` on AVX2 and AVX-512, lane by lane through the stack elsewhere.
+    #[inline(always)]
+    unsafe fn gather(p: *const Self::T, idx: Self::Int) -> Self {
+        let mut ix = [<Self::Int as Vector>::T::default(); MAX_LANES];
+        let mut out = [<Self::T as Default>::default(); MAX_LANES];
+        // SAFETY: `ix` holds `MAX_LANES >= N` lanes; the caller's contract.
+        unsafe { idx.store(ix.as_mut_ptr()) };
+        for (o, &i) in out.iter_mut().zip(&ix).take(Self::N) {
+            // SAFETY: the caller's contract: `p` is valid at every index.
+            *o = unsafe { *p.add(i.into() as usize) };
+        }
+        // SAFETY: as above.
+        unsafe { Self::load(out.as_ptr()) }
+    }
+    /// A lookup in a table of 32 elements at `p` (valid for 32 reads): lane `j` is
+    /// `*p.add(idx[j])`, every index in `0..32`, bit for bit. Permutes of the table
+    /// held in registers on AVX-512 (one `vpermi2ps`; two `vpermi2pd` and a blend),
+    /// [`FloatVector::gather`] elsewhere.
+    #[inline(always)]
+    unsafe fn table32(p: *const Self::T, idx: Self::Int) -> Self {
+        // SAFETY: the caller's contract.
+        unsafe { Self::gather(p, idx) }
+    }
 }
 
 /// A vector of integers, the [`FloatVector::Int`] of a float vector. Arithmetic
@@ -275,7 +300,9 @@ macro_rules! float_vector {
         from_bits |$i20:ident| $from_bits:expr,
         round_int |$a21:ident| $round_int:expr,
         from_int |$i22:ident| $from_int:expr,
-        lookup2 |$lo:ident, $hi:ident, $ix:ident| $lookup2:expr $(,)?
+        lookup2 |$lo:ident, $hi:ident, $ix:ident| $lookup2:expr
+        $(, gather |$gp:ident, $gix:ident| $gather:expr)?
+        $(, table32 |$tp:ident, $tix:ident| $table32:expr)? $(,)?
     ) => {
         vector_base! {
             $(#[$doc])*
@@ -321,6 +348,10 @@ macro_rules! float_vector {
             method!(from_int($i22: $int) -> Self, open($i22), $from_int, wrap $v);
             method!(lookup2($lo: Self, $hi: Self, $ix: $int) -> Self, open($lo, $hi, $ix),
                 $lookup2, wrap $v);
+            $(method!(gather($gp: *const $t, $gix: $int) -> Self, open($gix), $gather,
+                wrap $v);)?
+            $(method!(table32($tp: *const $t, $tix: $int) -> Self, open($tix), $table32,
+                wrap $v);)?
         }
     };
 }

@@ -394,6 +394,32 @@ where
                 assert_eq!(g.bits(), want.bits(), "{tier} lookup2 index {i:?}");
             }
         }
+        let big: Vec<V::T> = (0..131).map(|k| e[(k * 7 + 1) % e.len()]).collect();
+        // The 32-entry lookup: every index, in order and scrambled.
+        let t32 = &big[..32];
+        let mut i32x: Vec<i64> = (0..32).collect();
+        i32x.extend((0..64).map(|k| (k * 13 + 5) % 32));
+        let i32x: Vec<<V::T as Float>::Lane> = i32x.into_iter().map(Lane::wrap).collect();
+        for ix in chunks(&i32x, n) {
+            let got = lanes(V::table32(t32.as_ptr(), vector::<V::Int>(&ix)));
+            for (g, &i) in got.iter().zip(&ix) {
+                let want = t32[i.into() as usize];
+                assert_eq!(g.bits(), want.bits(), "{tier} table32 index {i:?}");
+            }
+        }
+        // The memory lookup: a table longer than any vector pair, every index in
+        // it, in order and scrambled, the last one included.
+        let mut gidx: Vec<i64> = (0..131).collect();
+        gidx.extend((0..131).map(|k| (k * 37 + 11) % 131));
+        gidx.extend([130, 0, 130, 129]);
+        let gidx: Vec<<V::T as Float>::Lane> = gidx.into_iter().map(Lane::wrap).collect();
+        for ix in chunks(&gidx, n) {
+            let got = lanes(V::gather(big.as_ptr(), vector::<V::Int>(&ix)));
+            for (g, &i) in got.iter().zip(&ix) {
+                let want = big[i.into() as usize];
+                assert_eq!(g.bits(), want.bits(), "{tier} gather index {i:?}");
+            }
+        }
     }
 }
 

@@ -13,6 +13,7 @@ autovec_fma!("avx2,fma");
 autovec_cmp!("avx2,fma"; eq, ne, lt, le, gt, ge);
 handwritten_floats!("avx2,fma", Avx2, dot);
 handwritten_bytes!("avx2,fma", Bytes);
+math_kernels!("avx2,fma", crate::vector::avx2::Avx2);
 tier_tables!(crate::Tier::Avx2);
 byte_table!(crate::Tier::Avx2);
 tier_kernels!(avx2);

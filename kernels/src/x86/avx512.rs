@@ -130,6 +130,10 @@ pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
     // SAFETY: as for `count_byte`.
     unsafe { with_feature(words) }
 }
+math_kernels!(
+    "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma",
+    crate::vector::avx512::Avx512
+);
 tier_tables!(crate::Tier::Avx512);
 byte_table!(crate::Tier::Avx512);
 tier_kernels!(avx512);

@@ -12,6 +12,7 @@ autovec_fma!("sse2");
 autovec_cmp!("sse2"; eq, ne, lt, le, gt, ge);
 handwritten_floats!("sse2", Sse2, dot);
 handwritten_bytes!("sse2", Bytes);
+math_kernels!("sse2", crate::vector::sse2::Sse2);
 tier_tables!(crate::Tier::Sse2);
 byte_table!(crate::Tier::Sse2);
 tier_kernels!(sse2);

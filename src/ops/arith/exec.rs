@@ -348,7 +348,7 @@ fn assign_exec<T: Element>(
 }
 
 /// `out = f(a)` (shapes checked equal).
-pub(super) fn unary_exec<T: Element>(
+pub(crate) fn unary_exec<T: Element>(
     op: &UnaryOp<T>,
     a: &ArrayView<'_, T>,
     out: &mut ArrayBase<impl DataMut<Elem = T>>,

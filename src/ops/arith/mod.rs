@@ -13,8 +13,8 @@ use super::split::{pieces, split};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::error::Result;
 use crate::Element;
-pub(crate) use exec::zip_exec;
-use exec::{binary_alloc, binary_assign, binary_exec, fast_binary, unary_exec};
+use exec::{binary_alloc, binary_assign, binary_exec, fast_binary};
+pub(crate) use exec::{unary_exec, zip_exec};
 use ndsimd_kernels::{par, KernelElement, Table};
 
 fn table<T: Element>() -> &'static Table<T> {

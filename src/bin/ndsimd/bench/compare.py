@@ -33,7 +33,7 @@ def case(op, n):
         return lambda: np.sqrt(x * y + x), lambda: np.sqrt(x * y + x)
     binary = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
               "maximum": np.maximum}
-    unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt}
+    unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "exp": np.exp, "log": np.log}
     name = op.removesuffix("_into")
     if op.endswith("_into") and name in binary:
         f = binary[name]; return lambda: f(x, y, out=o), lambda: o

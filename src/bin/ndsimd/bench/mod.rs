@@ -18,6 +18,7 @@
 
 mod compare;
 mod gemm;
+mod math;
 mod pool;
 mod port;
 mod runner;
@@ -123,6 +124,7 @@ fn run_tables(r: &mut Runner) {
         port::port(r);
     });
     ndsimd::with_threads(1, || workspace::workspace(r));
+    ndsimd::with_threads(1, || math::math(r));
     let threads = ndsimd::num_threads();
     if threads > 1 {
         r.set_section(runner::Section::Pool, threads);

@@ -18,8 +18,9 @@ pub enum Section {
 }
 
 /// The families, in the order the table prints them.
-const FAMILIES: [&str; 7] = [
+const FAMILIES: [&str; 8] = [
     "elementwise",
+    "transcendental",
     "reductions",
     "axis reductions",
     "matrix products",
@@ -216,6 +217,9 @@ impl Runner {
             || matches!(anchor, "into" | "+16 B" | "plain stores" | "half inline")
         {
             return "diagnostics";
+        }
+        if anchor == "std loop" {
+            return "transcendental";
         }
         match self.section {
             Section::Gemm => "matrix products",

@@ -1,0 +1,550 @@
+//! `exp` and `log` of `f32` and `f64`: the scalar oracles (plain Rust, and the
+//! documentation of the algorithms) and the vector kernels over [`crate::vector`]
+//! that every SIMD tier instantiates.
+//!
+//! **exp.** `x = k ln2 / N + r` with `N = 32`, `k = round(x N / ln2)` (the shift
+//! trick: adding `1.5 * 2^52` leaves `k` in the low bits) and `|r| <= ln2 / 64`;
+//! `exp(x) = 2^(k div N) * 2^(j/N) * exp(r)` with `j = k mod N`. The table holds
+//! the bits of `2^(j/N)` less `j << (52 - 5)`, so adding `k << 47` to an entry
+//! gives the bits of `2^(k/N)` (rounded) directly, and the entry's rounding error
+//! relative to it (`tail`), so `exp(x) = s + s * (tail + expm1(r))` with
+//! `expm1(r)` a degree-6 polynomial (degree 3 for `f32`). Error under 0.52 ULP
+//! (one rounding at the end, the rest below 2^-58 relative). Results near
+//! overflow and in the subnormal range scale in two steps, the subnormal one
+//! rounding once at the subnormal precision ([`exp_f64`]'s special case).
+//!
+//! **log.** `x = 2^k z` with `z` in `[0.6875, 1.375)`; the top 5 bits of `z`'s
+//! offset mantissa pick one of `N = 32` subintervals with center `c`, and
+//! `invc` is `1/c` rounded. Then `log(x) = k ln2 - log(invc) + log1p(r)` with
+//! `r = z * invc - 1` exact up to one rounding (one fma) and `|r| < 0.016`;
+//! `-log(invc)` is tabulated as `hi + lo` with `hi` on a grid so coarse that
+//! `k ln2_hi + hi` is exact, and `log1p(r)` is a degree-8 polynomial (degree 4
+//! for `f32`). Near 1
+//! (`|x - 1| < 1/16`, where the result is small and `r`'s rounding would show)
+//! `log(x) = log1p(x - 1)` with `x - 1` exact and a degree-12 polynomial.
+//!
+//! Every table entry and coefficient is in [`tables`], generated from its
+//! definition by `tools/gen_math_tables.py` (mpmath); a test checks the entries
+//! against their definitions.
+//!
+//! Tiers: the scalar tier runs these oracles; the others the vector kernels, which
+//! fuse the multiply-adds where the ISA has FMA, so the results of two tiers may
+//! differ in the last bit (each within the bound: the accuracy tests in
+//! `kernels/tests/math.rs` measure every tier against correctly rounded values).
+
+#[rustfmt::skip]
+mod tables;
+
+use crate::vector::{Element, FloatVector, IntVector, Isa, Vector, MAX_LANES};
+use tables::*;
+
+/// `1.5 * 2^52`: adding it to a value of magnitude below `2^51` rounds that value
+/// to an integer, which lands in the low bits of the sum.
+const SHIFT_F64: f64 = 6755399441055744.0;
+/// `1.5 * 2^23`, [`SHIFT_F64`] for `f32`.
+const SHIFT_F32: f32 = 12582912.0;
+
+/// `c[0] + c[1] x + c[2] x^2 + ...` by Horner's rule.
+#[inline(always)]
+fn horner<T: crate::scalar::Arith>(c: &[T], x: T) -> T {
+    let mut acc = c[c.len() - 1];
+    for &ci in c[..c.len() - 1].iter().rev() {
+        acc = acc * x + ci;
+    }
+    acc
+}
+
+/// [`horner`] over vectors (fused where the ISA has FMA).
+#[inline(always)]
+unsafe fn horner_v<V: FloatVector>(c: &[V::T], x: V) -> V {
+    // SAFETY: the caller's contract (the ISA's features are present).
+    unsafe {
+        let mut acc = V::splat(c[c.len() - 1]);
+        for &ci in c[..c.len() - 1].iter().rev() {
+            acc = V::madd(acc, x, V::splat(ci));
+        }
+        acc
+    }
+}
+
+/// `e^x` for `f64` within 0.52 ULP (the module doc has the algorithm); NaN in,
+/// NaN out; `+Inf` above `709.78`, `+0` below `-745.14`, correctly rounded
+/// subnormals between.
+///
+/// ```
+/// use ndsimd_kernels::math::exp_f64;
+/// assert_eq!(exp_f64(0.0), 1.0);
+/// assert_eq!(exp_f64(1000.0), f64::INFINITY);
+/// assert_eq!(exp_f64(-1000.0), 0.0);
+/// assert!((exp_f64(1.0) - std::f64::consts::E).abs() <= f64::EPSILON);
+/// ```
+pub fn exp_f64(x: f64) -> f64 {
+    // For |x| < 700 the result and `s * tmp` are normal and finite (a subnormal
+    // `s * tmp` would lose bits the result keeps); the rest goes the careful way.
+    let special = x.is_nan() || x.abs() >= 700.0;
+    if special {
+        if x.is_nan() {
+            return x + x;
+        }
+        if x > 709.8 {
+            return f64::INFINITY;
+        }
+        if x < -746.0 {
+            return 0.0;
+        }
+    }
+    let z = x * EXP_F64_N_LN2 + SHIFT_F64;
+    let kd = z - SHIFT_F64;
+    let ki = z.to_bits();
+    // `kd * HI` is exact (HI has 36 bits, |k| < 2^16), so is `x - kd * HI`.
+    let r = x - kd * EXP_F64_LN2_N_HI - kd * EXP_F64_LN2_N_LO;
+    let j = (ki & 31) as usize;
+    let sbits = EXP_F64_SCALE[j].wrapping_add(ki << 47);
+    let tmp = EXP_F64_TAIL[j] + (r + r * r * horner(&EXP_F64_POLY, r));
+    if !special {
+        let s = f64::from_bits(sbits);
+        return s + s * tmp;
+    }
+    exp_f64_scaled(x, sbits, tmp)
+}
+
+/// `exp(x) = s (1 + tmp)` where `s`'s bits `sbits` overflowed or underflowed the
+/// exponent field: scale by `2^±1009`/`2^1022` in two steps, and below the normal
+/// range round once at the subnormal precision (adding 1 puts the rounding point of
+/// `y` exactly where the subnormal's last bit will be).
+fn exp_f64_scaled(x: f64, sbits: u64, tmp: f64) -> f64 {
+    if x > 0.0 {
+        let s = f64::from_bits(sbits.wrapping_sub(1009 << 52));
+        return (s + s * tmp) * f64::from_bits((1023 + 1009) << 52);
+    }
+    let s = f64::from_bits(sbits.wrapping_add(1022 << 52));
+    let mut y = s + s * tmp;
+    if y < 1.0 {
+        let lo = s - y + s * tmp;
+        let hi = 1.0 + y;
+        let lo = 1.0 - hi + y + lo;
+        y = (hi + lo) - 1.0;
+    }
+    y * f64::from_bits(1 << 52)
+}
+
+/// `e^x` for `f32` within 0.52 ULP, the algorithm of [`exp_f64`] in `f32` with a
+/// degree-3 polynomial. Outside `|x| < 80` (results near overflow or near the
+/// subnormal range) it is [`exp_f64`] rounded to `f32`.
+///
+/// ```
+/// use ndsimd_kernels::math::exp_f32;
+/// assert_eq!(exp_f32(0.0), 1.0);
+/// assert_eq!(exp_f32(89.0), f32::INFINITY);
+/// assert_eq!(exp_f32(1.0), std::f32::consts::E);
+/// ```
+pub fn exp_f32(x: f32) -> f32 {
+    // |x| < 80 keeps the result and `s * tmp` normal, as in `exp_f64`.
+    if x.is_nan() || x.abs() >= 80.0 {
+        if x.is_nan() {
+            return x + x;
+        }
+        return exp_f64(x as f64) as f32;
+    }
+    let z = x * EXP_F32_N_LN2 + SHIFT_F32;
+    let kd = z - SHIFT_F32;
+    let ki = z.to_bits();
+    let r = x - kd * EXP_F32_LN2_N_HI - kd * EXP_F32_LN2_N_LO;
+    let j = (ki & 31) as usize;
+    let s = f32::from_bits(EXP_F32_SCALE[j].wrapping_add(ki << 18));
+    let tmp = EXP_F32_TAIL[j] + (r + r * r * horner(&EXP_F32_POLY, r));
+    s + s * tmp
+}
+
+/// `ln x` for `f64` within 0.52 ULP (the module doc has the algorithm): NaN for
+/// NaN and `x < 0`, `-Inf` for `±0`, `+Inf` for `+Inf`, subnormals exact to the
+/// bound.
+///
+/// ```
+/// use ndsimd_kernels::math::log_f64;
+/// assert_eq!(log_f64(1.0), 0.0);
+/// assert_eq!(log_f64(0.0), f64::NEG_INFINITY);
+/// assert!(log_f64(-1.0).is_nan());
+/// assert_eq!(log_f64(std::f64::consts::E), 1.0);
+/// ```
+pub fn log_f64(x: f64) -> f64 {
+    if (x - 1.0).abs() < 0.0625 {
+        let r = x - 1.0;
+        return r + r * r * horner(&LOG_F64_POLY1, r);
+    }
+    let mut ix = x.to_bits();
+    // Not a positive normal finite number: NaN, ±0, negative, subnormal or +Inf.
+    if ix.wrapping_sub(0x0010_0000_0000_0000) >= 0x7fe0_0000_0000_0000 {
+        if x.is_nan() {
+            return x + x;
+        }
+        if x == 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        if x == f64::INFINITY {
+            return x;
+        }
+        if x < 0.0 {
+            return f64::NAN;
+        }
+        // Subnormal: scaled by 2^52 into the normal range, the exponent 52 lower.
+        ix = (x * f64::from_bits((1023 + 52) << 52))
+            .to_bits()
+            .wrapping_sub(52 << 52);
+    }
+    let tmp = ix.wrapping_sub(0x3fe6_0000_0000_0000);
+    let i = ((tmp >> 47) & 31) as usize;
+    let k = (tmp as i64) >> 52;
+    let z = f64::from_bits(ix.wrapping_sub(tmp & (0xfff << 52)));
+    let r = z.mul_add(LOG_F64_INVC[i], -1.0);
+    let kd = k as f64;
+    // Exact: both terms on the grid of 2^-42, the sum below 2^10.
+    let w = kd * LOG_F64_LN2_HI + LOG_F64_LOGC_HI[i];
+    let hi = w + r;
+    let lo = w - hi + r;
+    let y = lo + kd * LOG_F64_LN2_LO + LOG_F64_LOGC_LO[i] + r * r * horner(&LOG_F64_POLY, r);
+    hi + y
+}
+
+/// `ln x` for `f32` within 0.55 ULP, the algorithm of [`log_f64`] in `f32`
+/// (degree 4 and 7 polynomials).
+///
+/// ```
+/// use ndsimd_kernels::math::log_f32;
+/// assert_eq!(log_f32(1.0), 0.0);
+/// assert_eq!(log_f32(-0.0), f32::NEG_INFINITY);
+/// // E rounded to f32 lies below e: its log rounds to the value under 1.
+/// assert_eq!(log_f32(std::f32::consts::E), 1.0 - f32::EPSILON / 2.0);
+/// ```
+pub fn log_f32(x: f32) -> f32 {
+    if (x - 1.0).abs() < 0.0625 {
+        let r = x - 1.0;
+        return r + r * r * horner(&LOG_F32_POLY1, r);
+    }
+    let mut ix = x.to_bits();
+    if ix.wrapping_sub(0x0080_0000) >= 0x7f00_0000 {
+        if x.is_nan() {
+            return x + x;
+        }
+        if x == 0.0 {
+            return f32::NEG_INFINITY;
+        }
+        if x == f32::INFINITY {
+            return x;
+        }
+        if x < 0.0 {
+            return f32::NAN;
+        }
+        ix = (x * f32::from_bits((127 + 23) << 23))
+            .to_bits()
+            .wrapping_sub(23 << 23);
+    }
+    let tmp = ix.wrapping_sub(0x3f30_0000);
+    let i = ((tmp >> 18) & 31) as usize;
+    let k = (tmp as i32) >> 23;
+    let z = f32::from_bits(ix.wrapping_sub(tmp & 0xff80_0000));
+    let r = z.mul_add(LOG_F32_INVC[i], -1.0);
+    let kd = k as f32;
+    let w = kd * LOG_F32_LN2_HI + LOG_F32_LOGC_HI[i];
+    let hi = w + r;
+    let lo = w - hi + r;
+    let y = lo + kd * LOG_F32_LN2_LO + LOG_F32_LOGC_LO[i] + r * r * horner(&LOG_F32_POLY, r);
+    hi + y
+}
+
+/// The operations of this module, as the `OP` parameter of the kernels.
+pub(crate) const EXP: u8 = 0;
+/// See [`EXP`].
+pub(crate) const LOG: u8 = 1;
+
+/// The element types with exp/log kernels: the oracles and the vector kernels.
+pub trait Math: Element + crate::scalar::Arith {
+    /// A lane value that takes every kernel's fast path (the padding of tails).
+    #[doc(hidden)]
+    const PAD: Self;
+    /// The oracle of operation `OP`.
+    #[doc(hidden)]
+    fn oracle<const OP: u8>(x: Self) -> Self;
+    /// The vector kernel of operation `OP` over `I`'s vectors.
+    ///
+    /// # Safety
+    /// The CPU has `I`'s features.
+    #[doc(hidden)]
+    unsafe fn kernel<I: Isa, const OP: u8>(x: Self::Vector<I>) -> Self::Vector<I>;
+}
+
+/// `y` with the lanes where `special` holds replaced by the oracle `f` of `x`'s:
+/// the path of vectors holding a lane the fast path does not cover (rare: NaN,
+/// infinities, results out of the normal range). The other lanes keep the vector
+/// result, so an element's result does not depend on its neighbours.
+#[inline(never)]
+unsafe fn patch<V: FloatVector>(x: V, y: V, special: V::Mask, f: impl Fn(V::T) -> V::T) -> V {
+    let mut buf = [<V::T as Default>::default(); MAX_LANES];
+    // SAFETY: `buf` holds `MAX_LANES >= N` lanes; the caller's contract.
+    unsafe { x.store(buf.as_mut_ptr()) };
+    for v in &mut buf[..V::N] {
+        *v = f(*v);
+    }
+    // SAFETY: as above.
+    unsafe { V::select(special, V::load(buf.as_ptr()), y) }
+}
+
+/// [`exp_f64`] over vectors: the same steps, the table read by permutes
+/// (AVX-512) or gathers.
+#[inline(always)]
+unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
+    // SAFETY: the caller's contract (the ISA's features are present); the gathers'
+    // indices are `& 31`, inside the 32-entry tables.
+    unsafe {
+        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
+        let special = V::mask_or(V::ge(ax, V::splat(700.0)), V::unord(x, x));
+        let z = V::madd(x, V::splat(EXP_F64_N_LN2), V::splat(SHIFT_F64));
+        let kd = V::sub(z, V::splat(SHIFT_F64));
+        let ki = V::to_bits(z);
+        let r = V::madd(kd, V::splat(-EXP_F64_LN2_N_HI), x);
+        let r = V::madd(kd, V::splat(-EXP_F64_LN2_N_LO), r);
+        let j = V::Int::and(ki, V::Int::splat(31));
+        let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
+        let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
+        let tail = V::table32(EXP_F64_TAIL.as_ptr(), j);
+        let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
+        let y = V::madd(s, V::add(tail, p), s);
+        if V::any(special) {
+            return patch(x, y, special, exp_f64);
+        }
+        y
+    }
+}
+
+/// [`exp_f32`] over vectors.
+#[inline(always)]
+unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
+    // SAFETY: as in `exp_v64`.
+    unsafe {
+        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i32::MAX)));
+        let special = V::mask_or(V::ge(ax, V::splat(80.0)), V::unord(x, x));
+        let z = V::madd(x, V::splat(EXP_F32_N_LN2), V::splat(SHIFT_F32));
+        let kd = V::sub(z, V::splat(SHIFT_F32));
+        let ki = V::to_bits(z);
+        let r = V::madd(kd, V::splat(-EXP_F32_LN2_N_HI), x);
+        let r = V::madd(kd, V::splat(-EXP_F32_LN2_N_LO), r);
+        let j = V::Int::and(ki, V::Int::splat(31));
+        let s = V::to_bits(V::table32(EXP_F32_SCALE.as_ptr().cast(), j));
+        let s = V::from_bits(V::Int::add(s, V::Int::shl::<18>(ki)));
+        let tail = V::table32(EXP_F32_TAIL.as_ptr(), j);
+        let p = V::madd(V::mul(r, r), horner_v(&EXP_F32_POLY, r), r);
+        let y = V::madd(s, V::add(tail, p), s);
+        if V::any(special) {
+            return patch(x, y, special, exp_f32);
+        }
+        y
+    }
+}
+
+/// [`log_f64`] over vectors: the table path for every lane, the near-1 path
+/// blended in when a lane needs it.
+#[inline(always)]
+unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
+    // SAFETY: the caller's contract; the gathers' indices are `& 31`, inside the
+    // 32-entry tables.
+    unsafe {
+        let special = V::mask_or(
+            V::mask_or(
+                V::lt(x, V::splat(f64::MIN_POSITIVE)),
+                V::gt(x, V::splat(f64::MAX)),
+            ),
+            V::unord(x, x),
+        );
+        let ix = V::to_bits(x);
+        let tmp = V::Int::sub(ix, V::Int::splat(0x3fe6_0000_0000_0000));
+        let i = V::Int::and(V::Int::shr::<47>(tmp), V::Int::splat(31));
+        // `k + 1024` by a logical shift (positive for every normal `x`).
+        let kb = V::Int::shr::<52>(V::Int::add(tmp, V::Int::splat(1024 << 52)));
+        let kd = V::sub(V::from_int(kb), V::splat(1024.0));
+        let z = V::from_bits(V::Int::sub(
+            ix,
+            V::Int::and(tmp, V::Int::splat((0xfffu64 << 52) as i64)),
+        ));
+        let r = V::mul_add(z, V::table32(LOG_F64_INVC.as_ptr(), i), V::splat(-1.0));
+        let w = V::madd(
+            kd,
+            V::splat(LOG_F64_LN2_HI),
+            V::table32(LOG_F64_LOGC_HI.as_ptr(), i),
+        );
+        let hi = V::add(w, r);
+        let lo = V::add(V::sub(w, hi), r);
+        let lo = V::madd(kd, V::splat(LOG_F64_LN2_LO), lo);
+        let lo = V::add(lo, V::table32(LOG_F64_LOGC_LO.as_ptr(), i));
+        let lo = V::madd(V::mul(r, r), horner_v(&LOG_F64_POLY, r), lo);
+        let mut y = V::add(hi, lo);
+        let d = V::sub(x, V::splat(1.0));
+        let ad = V::and_bits(d, V::from_bits(V::Int::splat(i64::MAX)));
+        let near = V::lt(ad, V::splat(0.0625));
+        if V::any(near) {
+            let y1 = V::madd(V::mul(d, d), horner_v(&LOG_F64_POLY1, d), d);
+            y = V::select(near, y1, y);
+        }
+        if V::any(special) {
+            return patch(x, y, special, log_f64);
+        }
+        y
+    }
+}
+
+/// [`log_f32`] over vectors.
+#[inline(always)]
+unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
+    // SAFETY: as in `log_v64` (indices `& 31`, 32-entry tables).
+    unsafe {
+        let special = V::mask_or(
+            V::mask_or(
+                V::lt(x, V::splat(f32::MIN_POSITIVE)),
+                V::gt(x, V::splat(f32::MAX)),
+            ),
+            V::unord(x, x),
+        );
+        let ix = V::to_bits(x);
+        let tmp = V::Int::sub(ix, V::Int::splat(0x3f30_0000));
+        let i = V::Int::and(V::Int::shr::<18>(tmp), V::Int::splat(31));
+        let kb = V::Int::shr::<23>(V::Int::add(tmp, V::Int::splat(256 << 23)));
+        let kd = V::sub(V::from_int(kb), V::splat(256.0));
+        let z = V::from_bits(V::Int::sub(
+            ix,
+            V::Int::and(tmp, V::Int::splat(0xff80_0000u32 as i32)),
+        ));
+        let r = V::mul_add(z, V::table32(LOG_F32_INVC.as_ptr(), i), V::splat(-1.0));
+        let w = V::madd(
+            kd,
+            V::splat(LOG_F32_LN2_HI),
+            V::table32(LOG_F32_LOGC_HI.as_ptr(), i),
+        );
+        let hi = V::add(w, r);
+        let lo = V::add(V::sub(w, hi), r);
+        let lo = V::madd(kd, V::splat(LOG_F32_LN2_LO), lo);
+        let lo = V::add(lo, V::table32(LOG_F32_LOGC_LO.as_ptr(), i));
+        let lo = V::madd(V::mul(r, r), horner_v(&LOG_F32_POLY, r), lo);
+        let mut y = V::add(hi, lo);
+        let d = V::sub(x, V::splat(1.0));
+        let ad = V::and_bits(d, V::from_bits(V::Int::splat(i32::MAX)));
+        let near = V::lt(ad, V::splat(0.0625));
+        if V::any(near) {
+            let y1 = V::madd(V::mul(d, d), horner_v(&LOG_F32_POLY1, d), d);
+            y = V::select(near, y1, y);
+        }
+        if V::any(special) {
+            return patch(x, y, special, log_f32);
+        }
+        y
+    }
+}
+
+impl Math for f64 {
+    const PAD: f64 = 0.5;
+    #[inline(always)]
+    fn oracle<const OP: u8>(x: f64) -> f64 {
+        match OP {
+            EXP => exp_f64(x),
+            _ => log_f64(x),
+        }
+    }
+    #[inline(always)]
+    unsafe fn kernel<I: Isa, const OP: u8>(x: I::F64) -> I::F64 {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match OP {
+                EXP => exp_v64(x),
+                _ => log_v64(x),
+            }
+        }
+    }
+}
+
+impl Math for f32 {
+    const PAD: f32 = 0.5;
+    #[inline(always)]
+    fn oracle<const OP: u8>(x: f32) -> f32 {
+        match OP {
+            EXP => exp_f32(x),
+            _ => log_f32(x),
+        }
+    }
+    #[inline(always)]
+    unsafe fn kernel<I: Isa, const OP: u8>(x: I::F32) -> I::F32 {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match OP {
+                EXP => exp_v32(x),
+                _ => log_v32(x),
+            }
+        }
+    }
+}
+
+/// `out[i] = op(a[i])` for `n` elements by the vector kernel of `OP` over `I`'s
+/// vectors; the tail (under one vector) padded on the stack so every element takes
+/// the same vector path. `a` may equal `out` (in place).
+///
+/// # Safety
+/// The CPU has `I`'s features; `a` is valid for `n` reads and `out` for `n` writes.
+#[inline(always)]
+pub(crate) unsafe fn map_raw<T: Math, I: Isa, const OP: u8>(a: *const T, out: *mut T, n: usize) {
+    let w = <T::Vector<I> as Vector>::N;
+    let mut i = 0;
+    // SAFETY: `i + w <= n` for every full vector; the tail goes through `buf`,
+    // which holds `MAX_LANES >= w` lanes; the caller's contract for the features.
+    unsafe {
+        while i + w <= n {
+            let x = <T::Vector<I> as Vector>::load(a.add(i));
+            T::kernel::<I, OP>(x).store(out.add(i));
+            i += w;
+        }
+        if i < n {
+            let mut buf = [T::PAD; MAX_LANES];
+            core::ptr::copy_nonoverlapping(a.add(i), buf.as_mut_ptr(), n - i);
+            let x = <T::Vector<I> as Vector>::load(buf.as_ptr());
+            T::kernel::<I, OP>(x).store(buf.as_mut_ptr());
+            core::ptr::copy_nonoverlapping(buf.as_ptr(), out.add(i), n - i);
+        }
+    }
+}
+
+/// The kernels of operation `$id` as the oracle, one element at a time.
+macro_rules! oracle_op {
+    ($op:ident, $id:path) => {
+        #[doc = concat!("`", stringify!($op), "` kernels of the scalar tier (the oracle).")]
+        pub mod $op {
+            use crate::math::Math;
+            use core::mem::MaybeUninit;
+
+            /// `out[i] = op(a[i])`
+            pub fn map<T: Math>(a: &[T], out: &mut [T]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = T::oracle::<{ $id }>(x);
+                }
+            }
+            /// [`map`] into uninitialised memory: writes every element of `out`
+            pub fn map_uninit<T: Math>(a: &[T], out: &mut [MaybeUninit<T>]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                for (o, &x) in out.iter_mut().zip(a) {
+                    o.write(T::oracle::<{ $id }>(x));
+                }
+            }
+            /// `acc[i] = op(acc[i])`
+            pub fn assign<T: Math>(acc: &mut [T]) {
+                for o in acc.iter_mut() {
+                    *o = T::oracle::<{ $id }>(*o);
+                }
+            }
+        }
+    };
+}
+
+/// The scalar tier's exp/log kernels: the oracles.
+pub(crate) mod oracle {
+    oracle_op!(exp, crate::math::EXP);
+    oracle_op!(log, crate::math::LOG);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Reference values for the exp/log accuracy tests (kernels/tests/math.rs).
+
+    python3 kernels/tests/data/gen_math_ref.py    # rewrites kernels/tests/data/math_*.txt
+
+One file per function and type, one point per line: the input's bits, the
+correctly rounded result's bits (hex), and the exact result minus the rounded
+one in units of the rounded one's ULP (3 decimals), so a test can measure the
+true error of a result: |(got - rounded) / ulp - offset|. Results are computed
+with mpmath at 256 bits and rounded here (subnormals and overflow included).
+Points: uniform over the domain (as values and as bit patterns), dense near 0 and
+1 and near the overflow, subnormal and underflow thresholds, subnormal inputs,
+and the special values. Deterministic (a fixed seed).
+"""
+import os
+import random
+import struct
+
+import mpmath as mp
+
+mp.mp.prec = 256
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+TYPES = {
+    # name: (precision, min exponent, max exponent, pack, unpack, bits format)
+    "f64": (53, -1022, 1023, "<d", "<Q", 16),
+    "f32": (24, -126, 127, "<f", "<I", 8),
+}
+
+
+def to_bits(ty, x):
+    p = TYPES[ty]
+    return struct.unpack(p[4], struct.pack(p[3], x))[0]
+
+
+def from_bits(ty, b):
+    p = TYPES[ty]
+    return struct.unpack(p[3], struct.pack(p[4], b))[0]
+
+
+def round_to(ty, y):
+    """(rounded value as a Python float, ulp as mpf) of the real y."""
+    prec, emin, emax = TYPES[ty][:3]
+    if y == 0:
+        return 0.0, mp.mpf(2) ** (emin - prec + 1)
+    s = 1 if y > 0 else -1
+    a = abs(y)
+    e = max(int(mp.floor(mp.log(a, 2))), emin)
+    # log may land one off at a power of two.
+    while mp.mpf(2) ** e > a and e > emin:
+        e -= 1
+    while mp.mpf(2) ** (e + 1) <= a:
+        e += 1
+    q = mp.mpf(2) ** (e - prec + 1)
+    m = a / q
+    f = mp.floor(m)
+    d = m - f
+    if d > 0.5 or (d == 0.5 and int(f) % 2 == 1):
+        f += 1
+    r = f * q
+    if r >= mp.mpf(2) ** (emax + 1):
+        return s * float("inf"), q
+    return s * float(r), q
+
+
+def exact(fn, x):
+    x = mp.mpf(x)
+    if fn == "exp":
+        return mp.exp(x)
+    if fn == "log":
+        return mp.log(x)
+    raise ValueError(fn)
+
+
+def special_result(fn, x):
+    """The result for inputs where mpmath has no real value, else None."""
+    if x != x:
+        return float("nan")
+    if fn == "exp":
+        # Far past the thresholds (|x| > 2000 as f64, 200 as f32): +Inf or +0,
+        # without asking mpmath for e^(10^300).
+        if x > 2000:
+            return float("inf")
+        if x < -2000:
+            return 0.0
+    if fn == "log":
+        if x == 0:
+            return -float("inf")
+        if x < 0:
+            return float("nan")
+        if x == float("inf"):
+            return x
+    return None
+
+
+def specials(ty):
+    prec, emin, emax = TYPES[ty][:3]
+    tiny = 2.0 ** (emin - prec + 1)
+    big = float(from_bits(ty, to_bits(ty, float("inf")) - 1))
+    return [0.0, -0.0, float("inf"), -float("inf"), float("nan"), -float("nan"), 1.0,
+            -1.0, tiny, -tiny, 2.0 ** emin, big, -big, 0.5, 2.0]
+
+
+def rnd(ty, x):
+    return from_bits(ty, to_bits(ty, x))
+
+
+def points(fn, ty, rng, n=20000):
+    prec, emin, emax = TYPES[ty][:3]
+    bw = TYPES[ty][5] * 4
+    xs = specials(ty)
+    if fn == "exp":
+        hi = float(mp.log(mp.mpf(2) ** (emax + 1)))
+        lo = float(mp.log(mp.mpf(2) ** (emin - prec)))
+        sub = float(mp.log(mp.mpf(2) ** emin))
+        xs += [rng.uniform(lo - 1, hi + 1) for _ in range(7000)]
+        xs += [rng.choice([-1, 1]) * 10 ** rng.uniform(-25, 0) for _ in range(4000)]
+        for t in (hi, lo, sub):
+            xs += [t + rng.uniform(-1, 1) * 10 ** rng.uniform(-8, 0) for _ in range(1500)]
+        xs += [rng.uniform(lo, sub) for _ in range(1500)]
+        xs += [rng.uniform(-3, 3) for _ in range(1500)]
+    else:
+        # Positive bit patterns: every exponent, subnormals included.
+        top = to_bits(ty, float("inf"))
+        xs += [from_bits(ty, rng.randrange(1, top)) for _ in range(6000)]
+        xs += [from_bits(ty, rng.randrange(1, 1 << (prec - 1))) for _ in range(1500)]
+        xs += [1 + rng.choice([-1, 1]) * 10 ** rng.uniform(-12 if ty == "f64" else -7, -0.5)
+               for _ in range(5000)]
+        xs += [rng.uniform(0.5, 2.0) for _ in range(4000)]
+        xs += [rng.uniform(0, 1000) for _ in range(2000)]
+        xs += [-rng.uniform(0, 10) for _ in range(200)]
+    xs += [from_bits(ty, rng.randrange(0, 1 << bw)) for _ in range(max(0, n - len(xs)) + 500)]
+    return [rnd(ty, x) for x in xs]
+
+
+def main():
+    rng = random.Random(20260428)
+    for fn in ("exp", "log"):
+        for ty in ("f64", "f32"):
+            hexw = TYPES[ty][5]
+            lines = []
+            for x in points(fn, ty, rng):
+                sr = special_result(fn, x)
+                if sr is not None:
+                    y, off = sr, 0.0
+                else:
+                    v = exact(fn, x)
+                    y, q = round_to(ty, v)
+                    if y in (float("inf"), -float("inf")):
+                        off = 0.0
+                    else:
+                        off = float((v - mp.mpf(y)) / q)
+                lines.append(f"{to_bits(ty, x):0{hexw}x} {to_bits(ty, y):0{hexw}x} {off:+.3f}")
+            path = os.path.join(HERE, f"math_{fn}_{ty}.txt")
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            print(path, len(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,405 @@
+//! exp and log at every tier this host runs: accuracy against correctly rounded
+//! references (`data/math_*.txt`, from `data/gen_math_ref.py` with mpmath), the
+//! IEEE edges as NumPy has them, every length and alignment, and guard pages.
+//!
+//! The tiers need not agree bit for bit (the vector kernels fuse multiply-adds where
+//! the ISA has FMA); each must stay within the bound of the exact result.
+
+mod common;
+
+use common::{each_tier, TestFloat, XorShift, MAX_LEN, W};
+use ndsimd_kernels::math::{exp_f32, exp_f64, log_f32, log_f64};
+use ndsimd_kernels::{Table, UnaryOp};
+
+/// The bound every tier must meet, in ULPs of the exact result.
+const MAX_ULP: f64 = 1.0;
+
+/// What the tests need of an element type here.
+trait MathFloat: TestFloat {
+    /// The oracle of `name`.
+    fn oracle(name: &str, x: Self) -> Self;
+    /// The spacing of the values around `x` (finite): the ULP the error is counted in.
+    fn ulp(x: Self) -> f64;
+}
+
+impl MathFloat for f64 {
+    fn oracle(name: &str, x: f64) -> f64 {
+        match name {
+            "exp" => exp_f64(x),
+            "log" => log_f64(x),
+            _ => unreachable!(),
+        }
+    }
+    fn ulp(x: f64) -> f64 {
+        // 2^(e - 1023) * 2^-52, exact down to the subnormals' 2^-1074.
+        let e = (x.abs().to_bits() >> 52).max(1);
+        f64::from_bits(e << 52) * f64::from_bits((1023 - 52) << 52)
+    }
+}
+
+impl MathFloat for f32 {
+    fn oracle(name: &str, x: f32) -> f32 {
+        match name {
+            "exp" => exp_f32(x),
+            "log" => log_f32(x),
+            _ => unreachable!(),
+        }
+    }
+    fn ulp(x: f32) -> f64 {
+        let e = ((x.abs().to_bits() >> 23) as i64).max(1);
+        2f64.powi((e - 127 - 23) as i32)
+    }
+}
+
+fn op<'a, T>(t: &'a Table<T>, name: &str) -> &'a UnaryOp<T> {
+    match name {
+        "exp" => &t.exp,
+        "log" => &t.log,
+        _ => unreachable!(),
+    }
+}
+
+/// (input, correctly rounded result, exact minus rounded in ULPs) of one file.
+fn reference<T: MathFloat>(name: &str) -> Vec<(T, T, f64)> {
+    let path = format!(
+        "{}/tests/data/math_{name}_{}.txt",
+        env!("CARGO_MANIFEST_DIR"),
+        T::NAME
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let rows: Vec<(T, T, f64)> = text
+        .lines()
+        .map(|l| {
+            let mut f = l.split(' ');
+            let mut hex = || T::from_bits64(u64::from_str_radix(f.next().unwrap(), 16).unwrap());
+            let (x, y) = (hex(), hex());
+            (x, y, f.next().unwrap().parse().unwrap())
+        })
+        .collect();
+    assert!(rows.len() >= 20_000, "{path}: {} points", rows.len());
+    rows
+}
+
+/// The error of `got` in ULPs of the exact result (`want` rounded, `off` the exact
+/// minus `want` in ULPs); infinite when a special value is wrong.
+fn ulp_error<T: MathFloat>(got: T, want: T, off: f64) -> f64 {
+    if want.nan() || got.nan() {
+        return if want.nan() && got.nan() {
+            0.0
+        } else {
+            f64::INFINITY
+        };
+    }
+    let (g, w) = (got.to_f64(), want.to_f64());
+    if w.is_infinite() || g.is_infinite() {
+        // An infinite reference means the exact value rounds past MAX.
+        return if g == w { 0.0 } else { f64::INFINITY };
+    }
+    if w == 0.0 && off == 0.0 && g != 0.0 {
+        // Exactly zero (log 1): anything else is wrong.
+        return f64::INFINITY;
+    }
+    ((g - w) / T::ulp(want) - off).abs()
+}
+
+fn accuracy<T: MathFloat>(name: &str) {
+    let rows = reference::<T>(name);
+    let xs: Vec<T> = rows.iter().map(|r| r.0).collect();
+    each_tier(|tier| {
+        let mut out = vec![T::ZERO; xs.len()];
+        (op(T::table_for(tier).unwrap(), name).map)(&xs, &mut out);
+        let mut worst = (0.0f64, 0usize);
+        for (i, (&got, &(_, want, off))) in out.iter().zip(&rows).enumerate() {
+            let e = ulp_error(got, want, off);
+            if e > worst.0 {
+                worst = (e, i);
+            }
+        }
+        let (e, i) = worst;
+        println!(
+            "{name} {} {tier}: max {e:.3} ULP over {} points (at x = {:?}: {:?}, exact {:?} {:+.3})",
+            T::NAME,
+            rows.len(),
+            rows[i].0,
+            out[i],
+            rows[i].1,
+            rows[i].2
+        );
+        assert!(
+            e <= MAX_ULP,
+            "{name} {} {tier}: {e} ULP at x = {:?} ({:#x}): got {:?}, want {:?}",
+            T::NAME,
+            rows[i].0,
+            rows[i].0.bits(),
+            out[i],
+            rows[i].1
+        );
+        // The oracle too (the scalar tier's table is the oracle; this also
+        // covers it when NDSIMD_TIER caps nothing).
+        let oracle_worst = rows
+            .iter()
+            .map(|&(x, want, off)| ulp_error(T::oracle(name, x), want, off))
+            .fold(0.0, f64::max);
+        assert!(oracle_worst <= MAX_ULP, "{name} oracle: {oracle_worst} ULP");
+    });
+}
+
+#[test]
+fn exp_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("exp");
+}
+
+#[test]
+fn exp_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("exp");
+}
+
+#[test]
+fn log_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("log");
+}
+
+#[test]
+fn log_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("log");
+}
+
+/// NumPy's results at the edges, exactly (NaN: any NaN).
+fn edges<T: MathFloat>() {
+    let inf = T::from_f64(f64::INFINITY);
+    let nan = T::from_f64(f64::NAN);
+    let max = T::from_bits64(T::from_f64(f64::INFINITY).bits() - 1);
+    let tiny = T::from_bits64(1);
+    // (function, input, result)
+    let mut cases: Vec<(&str, T, T)> = vec![
+        ("exp", T::ZERO, T::ONE),
+        ("exp", -T::ZERO, T::ONE),
+        ("exp", inf, inf),
+        ("exp", -inf, T::ZERO),
+        ("exp", nan, nan),
+        ("exp", -nan, nan),
+        ("exp", max, inf),
+        ("exp", -max, T::ZERO),
+        ("exp", tiny, T::ONE),
+        ("exp", -tiny, T::ONE),
+        ("log", T::ZERO, -inf),
+        ("log", -T::ZERO, -inf),
+        ("log", T::ONE, T::ZERO),
+        ("log", inf, inf),
+        ("log", -inf, nan),
+        ("log", -T::ONE, nan),
+        ("log", -tiny, nan),
+        ("log", nan, nan),
+        ("log", -nan, nan),
+    ];
+    // Just below the overflow threshold: finite; just above: +Inf. The last
+    // subnormal and past it: 2^-1074 (or 2^-149), then +0.
+    let (below, above, sub, zero) = if T::NAME == "f64" {
+        (
+            709.782712893384,
+            709.7827128933841,
+            -745.1332191019411,
+            -745.1332191019412,
+        )
+    } else {
+        (88.72283, 88.72284, -103.27892, -103.972084)
+    };
+    let big = T::from_f64(if T::NAME == "f64" {
+        f64::MAX
+    } else {
+        f32::MAX as f64
+    });
+    assert!(T::oracle("exp", T::from_f64(below)) <= big);
+    cases.push(("exp", T::from_f64(above), inf));
+    cases.push(("exp", T::from_f64(sub), tiny));
+    cases.push(("exp", T::from_f64(zero), T::ZERO));
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        // Each case at every lane position of a vector and in the tail.
+        for &(name, x, want) in &cases {
+            for len in [1, 3, W, W + 5] {
+                for at in 0..len {
+                    let mut xs = vec![T::from_f64(0.75); len];
+                    xs[at] = x;
+                    let mut out = vec![T::canary(); len];
+                    (op(t, name).map)(&xs, &mut out);
+                    let got = out[at];
+                    let ok = if want.nan() {
+                        got.nan()
+                    } else {
+                        got.bits() == want.bits()
+                    };
+                    assert!(
+                        ok,
+                        "{name}({x:?}) = {got:?}, want {want:?} (len {len} lane {at})"
+                    );
+                }
+            }
+        }
+        let f = T::oracle("exp", T::from_f64(below));
+        let mut out = [T::ZERO; 1];
+        (t.exp.map)(&[T::from_f64(below)], &mut out);
+        assert!(out[0].bits() == f.bits() || (out[0].to_f64() - f.to_f64()).abs() <= T::ulp(f));
+        assert!(out[0] <= big, "exp just below the threshold overflowed");
+    });
+}
+
+#[test]
+fn edges_are_numpys_at_every_tier() {
+    edges::<f64>();
+    edges::<f32>();
+}
+
+/// Random inputs of one function: the domain's values with edges mixed in.
+fn input<T: MathFloat>(name: &str, rng: &mut XorShift) -> T {
+    let r = rng.next();
+    let e = T::edges();
+    match r % 8 {
+        0 => e[(r >> 8) as usize % e.len()],
+        1 => T::random(rng),
+        _ => {
+            let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+            T::from_f64(if name == "exp" {
+                200.0 * u - 100.0
+            } else {
+                100.0 * u
+            })
+        }
+    }
+}
+
+/// Every length up to three vectors and a tail, at every start alignment, through
+/// `map`, `map_uninit` and `assign`: each element within the bound of the oracle's.
+fn lengths<T: MathFloat>() {
+    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        for name in ["exp", "log"] {
+            let k = op(t, name);
+            for len in 0..=MAX_LEN {
+                for skew in 0..W.min(8) {
+                    let buf: Vec<T> = (0..len + skew).map(|_| input(name, &mut rng)).collect();
+                    let xs = &buf[skew..];
+                    let mut out = vec![T::canary(); len + skew + 1];
+                    (k.map)(xs, &mut out[skew..skew + len]);
+                    let mut un = vec![std::mem::MaybeUninit::new(T::canary()); len];
+                    (k.map_uninit.get())(xs, &mut un);
+                    let mut acc = xs.to_vec();
+                    (k.assign)(&mut acc);
+                    assert_eq!(out[len + skew].bits(), T::canary().bits(), "wrote past");
+                    for i in 0..len {
+                        // The same tier on the element alone (a tail of one): its
+                        // result must not depend on the neighbours or the position.
+                        let mut alone = [T::canary()];
+                        (k.map)(&xs[i..i + 1], &mut alone);
+                        assert_eq!(
+                            out[skew + i].bits(),
+                            alone[0].bits(),
+                            "{name} len {len} skew {skew} [{i}]: {:?} alone gives {:?}, in the slice {:?}",
+                            xs[i],
+                            alone[0],
+                            out[skew + i]
+                        );
+                        let want = T::oracle(name, xs[i]);
+                        // SAFETY: `map_uninit` writes every element.
+                        let u = unsafe { un[i].assume_init() };
+                        for (how, got) in
+                            [("map", out[skew + i]), ("uninit", u), ("assign", acc[i])]
+                        {
+                            let ok = if want.nan() {
+                                got.nan()
+                            } else if want.to_f64().is_infinite() || want.to_f64() == 0.0 {
+                                got.bits() == want.bits()
+                            } else {
+                                (got.to_f64() - want.to_f64()).abs() <= T::ulp(want)
+                            };
+                            assert!(
+                                ok,
+                                "{name} {how} len {len} skew {skew} [{i}]: {:?} -> {got:?}, oracle {want:?}",
+                                xs[i]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn every_length_and_alignment_at_every_tier() {
+    lengths::<f64>();
+    lengths::<f32>();
+}
+
+/// Slices that end at or start right after a PROT_NONE page: a read or write one
+/// element too far kills the test.
+#[cfg(unix)]
+fn fenced<T: MathFloat + common::fenced::AnyBits>() {
+    use common::fenced::{Fenced, PLACES};
+    let bytes = MAX_LEN * std::mem::size_of::<T>();
+    let (mut ga, mut gout) = (Fenced::new(bytes), Fenced::new(bytes));
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        for name in ["exp", "log"] {
+            let k = op(t, name);
+            for len in 0..=MAX_LEN {
+                for pin in PLACES {
+                    for pout in PLACES {
+                        for x in ga.slice::<T>(pin, len).iter_mut() {
+                            *x = input(name, &mut rng);
+                        }
+                        let a: Vec<T> = ga.slice::<T>(pin, len).to_vec();
+                        (k.map)(&a, gout.slice(pout, len));
+                        (k.map)(ga.slice(pin, len), gout.slice(pout, len));
+                        (k.assign)(gout.slice(pout, len));
+                        (k.assign)(ga.slice(pin, len));
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[cfg(unix)]
+#[test]
+fn guard_pages_at_every_tier() {
+    fenced::<f64>();
+    fenced::<f32>();
+}
+
+/// Nanoseconds per element of each tier's kernels (run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn speed() {
+    fn run<T: MathFloat>(n: usize) {
+        let xs: Vec<T> = (0..n)
+            .map(|i| T::from_f64(1.0 + (i * 7919 % 1000) as f64 / 64.0))
+            .collect();
+        let mut out = vec![T::ZERO; n];
+        each_tier(|tier| {
+            let t = T::table_for(tier).unwrap();
+            for name in ["exp", "log"] {
+                let k = op(t, name);
+                let mut best = f64::MAX;
+                for _ in 0..20 {
+                    let s = std::time::Instant::now();
+                    (k.map)(&xs, &mut out);
+                    best = best.min(s.elapsed().as_secs_f64());
+                }
+                println!(
+                    "{name} {} {tier} n {n}: {:.3} ns/elem",
+                    T::NAME,
+                    best * 1e9 / n as f64
+                );
+            }
+        });
+    }
+    if std::env::var("SPEED_F32_ONLY").is_err() {
+        run::<f64>(1 << 14);
+        run::<f64>(1 << 18);
+    }
+    run::<f32>(1 << 22);
+    run::<f32>(1 << 14);
+}

@@ -1,0 +1,92 @@
+//! The transcendental rows: `exp` and `log` into a preallocated output, one
+//! thread, against the same values by a plain loop of Rust's `f64::exp` (the C
+//! library's scalar routine), in the same run. `--compare` sets them against
+//! NumPy's (SVML's AVX-512 routines where NumPy has them).
+
+use super::runner::Runner;
+use super::*;
+
+/// Element counts of the `f64` rows (in L1/L2 and in L2/L3) and of the `f32` row.
+const F64_SIZES: [usize; 2] = [1 << 14, 1 << 18];
+const F32_SIZE: usize = 1 << 22;
+
+/// Within `ulps` units in the last place of `want` (the tiers need not agree
+/// bit for bit with the C library: each is within 1 ULP of the exact value).
+fn close(got: &[f64], want: &[f64], eps: f64, what: &str) {
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 2.0 * eps * w.abs() || g == w,
+            "bench {what}: wrong result at {i}: {g:?} vs {w:?}"
+        );
+    }
+}
+
+pub fn math(r: &mut Runner) {
+    type Un = (&'static str, fn(f64) -> f64);
+    let uns: [Un; 2] = [("exp", f64::exp), ("log", f64::ln)];
+    for &n in &F64_SIZES {
+        let a = fresh(data(n, 1));
+        let sa = a.as_slice().unwrap();
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
+        for (name, f) in uns {
+            let into = format!("{name}_into");
+            if !r.wants(&into) {
+                continue;
+            }
+            let run = |out: &mut Array<f64>| match name {
+                "exp" => a.exp_into(out),
+                _ => a.log_into(out),
+            };
+            run(&mut out).unwrap();
+            let want: Vec<f64> = sa.iter().map(|&x| f(x)).collect();
+            close(out.as_slice().unwrap(), &want, f64::EPSILON, &into);
+            r.row(
+                &into,
+                n,
+                16 * n,
+                "std loop",
+                &mut || run(black_box(&mut out)).unwrap(),
+                &mut || {
+                    for (o, &x) in scratch.iter_mut().zip(sa) {
+                        *o = f(x);
+                    }
+                    black_box(&mut *scratch);
+                },
+            );
+        }
+    }
+    type Un32 = (&'static str, fn(f32) -> f32);
+    let uns32: [Un32; 2] = [("f32 exp_into", f32::exp), ("f32 log_into", f32::ln)];
+    let n = F32_SIZE;
+    let a: Array<f32> = fresh(data(n, 1).iter().map(|&x| x as f32).collect());
+    let sa = a.as_slice().unwrap();
+    let mut out = Array::<f32>::zeros(&[n]);
+    let mut scratch = Scratch(fresh(vec![0.0f32; n]));
+    for (name, f) in uns32 {
+        if !r.wants(name) {
+            continue;
+        }
+        let run = |out: &mut Array<f32>| match name {
+            "f32 exp_into" => a.exp_into(out),
+            _ => a.log_into(out),
+        };
+        run(&mut out).unwrap();
+        let got: Vec<f64> = out.iter().map(|&x| x as f64).collect();
+        let want: Vec<f64> = sa.iter().map(|&x| f(x) as f64).collect();
+        close(&got, &want, f32::EPSILON as f64, name);
+        r.row(
+            name,
+            n,
+            8 * n,
+            "std loop",
+            &mut || run(black_box(&mut out)).unwrap(),
+            &mut || {
+                for (o, &x) in scratch.iter_mut().zip(sa) {
+                    *o = f(x);
+                }
+                black_box(&mut *scratch);
+            },
+        );
+    }
+}
