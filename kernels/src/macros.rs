@@ -310,3 +310,18 @@ macro_rules! byte_table {
         };
     };
 }
+
+/// An item for tests and benchmarks: public with the feature `internals`,
+/// crate-private without it, so it is not part of the crate's stable interface.
+macro_rules! internal {
+    ($(#[$m:meta])* pub $($rest:tt)*) => {
+        #[cfg(feature = "internals")]
+        $(#[$m])*
+        pub $($rest)*
+
+        #[cfg(not(feature = "internals"))]
+        #[allow(dead_code)]
+        $(#[$m])*
+        pub(crate) $($rest)*
+    };
+}

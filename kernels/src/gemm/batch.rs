@@ -199,9 +199,9 @@ pub fn gemm_batch<T: GemmElement>(
     debug_assert!(done.is_some(), "the active tier is always available");
 }
 
+internal! {
 /// [`gemm_batch`] with the kernels of `tier`; `None` (and nothing done) when this
 /// CPU lacks that tier.
-#[doc(hidden)]
 pub fn gemm_batch_with_tier<T: GemmElement>(
     tier: Tier,
     alpha: T,
@@ -310,6 +310,7 @@ pub fn gemm_batch_with_tier<T: GemmElement>(
         run(0..count, threads);
     }
     Some(())
+}
 }
 
 /// Chunks of a batch per thread when its products are spread over the pool: each

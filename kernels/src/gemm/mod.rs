@@ -52,7 +52,9 @@ pub(crate) mod neon;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse2;
 
-pub use batch::{gemm_batch, gemm_batch_with_tier, BatchMut, BatchRef};
+#[cfg(feature = "internals")]
+pub use batch::gemm_batch_with_tier;
+pub use batch::{gemm_batch, BatchMut, BatchRef};
 pub use mat::{MatMut, MatRef};
 
 use crate::{active_tier, KernelElement, Tier};
@@ -152,9 +154,9 @@ pub fn gemm_with_tier<T: GemmElement>(
     gemm_tuned(tier, &Tuning::default(), alpha, a, b, beta, c, threads)
 }
 
+internal! {
 /// Overrides of the driver's choices, for tests and benchmarks only (not a stable
 /// interface): `None` keeps the default.
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tuning {
     /// Force the small path (`true`) or the packed one (`false`); either also keeps
@@ -192,21 +194,24 @@ pub struct Tuning {
     /// off a cache line and C has enough rows (`path::DIRECT_ALIGN_B_ROWS`).
     pub direct_align_b: Option<bool>,
 }
+}
 
+internal! {
 /// `(MR, NR, KC, MC, NC)` of the packed path at `tier` for this machine, for tests
 /// and benchmarks; `None` when the CPU lacks the tier.
-#[doc(hidden)]
 pub fn blocking<T: GemmElement>(tier: Tier) -> Option<[usize; 5]> {
     let k = T::kernel(tier)?;
     let b = block::Blocking::derive(k.mr, k.nr, size_of::<T>(), crate::cache_info());
     Some([k.mr, k.nr, b.kc, b.mc, b.nc])
 }
+}
 
+internal! {
 /// `[rows, columns]` of the direct path's register block at `tier` (`direct.rs`),
 /// for tests; `None` when the CPU lacks the tier.
-#[doc(hidden)]
 pub fn direct_tile<T: GemmElement>(tier: Tier) -> Option<[usize; 2]> {
     Some(T::kernel(tier)?.direct_tile)
+}
 }
 
 /// Matrix times vector: `y = alpha * A x + beta * y` for an `m x k` A, a `k x 1` x
@@ -241,9 +246,9 @@ pub fn gemv<T: GemmElement>(
     debug_assert!(done.is_some(), "the active tier is always available");
 }
 
+internal! {
 /// [`gemv`] with the kernels of `tier`; `None` (and nothing done) when this CPU lacks
 /// that tier.
-#[doc(hidden)]
 pub fn gemv_with_tier<T: GemmElement>(
     tier: Tier,
     alpha: T,
@@ -303,6 +308,7 @@ pub fn gemv_with_tier<T: GemmElement>(
     }
     Some(())
 }
+}
 
 /// Elements of A below which a matrix-vector product stays on one thread (a pool
 /// round trip is worth about this many multiply-adds).
@@ -325,8 +331,8 @@ pub fn fma_peak<T: GemmElement>(tier: Tier, iters: usize, x: T) -> Option<(u64, 
     Some((2 * (k.mr * k.nr) as u64 * iters as u64, v))
 }
 
+internal! {
 /// [`gemm_with_tier`] with [`Tuning`] overrides, for tests and benchmarks.
-#[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_tuned<T: GemmElement>(
     tier: Tier,
@@ -365,4 +371,5 @@ pub fn gemm_tuned<T: GemmElement>(
         )
     };
     Some(())
+}
 }

@@ -25,7 +25,7 @@
 //! B is stored as its transpose (`N x K`, row-major: the product `a . b^T`); with
 //! `FORMS_F32=1` the operands are `f32`.
 use ndsimd::kernels::active_tier;
-use ndsimd::kernels::gemm::{gemm_tuned, GemmElement, MatMut, MatRef, Tuning};
+use ndsimd_kernels::gemm::{gemm_tuned, GemmElement, MatMut, MatRef, Tuning};
 use ndsimd::{Array, Element};
 
 #[path = "../timing.rs"]
