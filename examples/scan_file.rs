@@ -99,13 +99,12 @@ fn main() -> std::io::Result<()> {
     data.fill(0);
     data[needle as usize] = 0x2a;
     std::fs::write(&zeros.0, &data)?;
-    let zsize = size;
-    let (found, gbs) = timed(zsize, || {
+    let (found, gbs) = timed(size, || {
         scan::find_nonzero(&zeros.0, &ScanOptions::default())
     })?;
     println!(
         "find_nonzero in {} MiB: word at {found:?} (byte {needle} set), {gbs:.2} GB/s",
-        zsize >> 20
+        size >> 20
     );
     assert_eq!(found, Some(needle & !7));
 
