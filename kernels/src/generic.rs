@@ -34,6 +34,11 @@ const MAX_ACC: usize = 16;
 /// canonical lanes name, and only its last partial vector is assembled lane by lane.
 /// (A copy of the tail into a padded chunk cost a `memcpy` call and store-forwarding
 /// stalls on every call, more than the whole loop of a 1Ki-element `f32` sum.)
+///
+/// # Safety
+/// `V`'s ISA features are present (the caller runs inside a `#[target_feature]`
+/// function of `V`'s tier), and `step(acc, at, r)` is sound to call for every
+/// `at + r <= n` with `r <= V::N`: it is where the reads happen.
 #[inline(always)]
 unsafe fn canonical<V: FloatVector>(
     n: usize,
@@ -115,6 +120,10 @@ unsafe fn load_upto<V: FloatVector>(p: *const V::T, r: usize, fill: V::T) -> V {
 /// The blocks are direct calls, not a closure handed to a driver: a closure does
 /// not get the calling function's target features, so a closure too big to inline
 /// would call every vector method out of line.
+///
+/// # Safety
+/// As [`canonical`]: `V`'s features are present and `step` is sound for every
+/// `at + r <= n`, `r <= V::N`.
 #[inline(always)]
 unsafe fn blocked<V: FloatVector>(
     n: usize,
@@ -174,6 +183,10 @@ unsafe fn blocked<V: FloatVector>(
 
 /// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit: the sum in
 /// [`blocked`] order, the product as one block.
+///
+/// # Safety
+/// `V`'s ISA features are present (the caller runs inside a `#[target_feature]`
+/// function of `V`'s tier). Any length of `a` is fine.
 #[inline(always)]
 pub(crate) unsafe fn sum<V: FloatVector, const PROD: bool>(a: &[V::T]) -> V::T {
     // SAFETY: `V`'s features are present; `canonical` and `blocked` step at `at`
@@ -196,6 +209,9 @@ pub(crate) unsafe fn sum<V: FloatVector, const PROD: bool>(a: &[V::T]) -> V::T {
 /// [`scalar::dot`] bit for bit: [`blocked`] order, each product rounded and then
 /// added (the missing lanes of the last vector are `0 * -0 = -0`, which leaves an
 /// accumulator lane as it was).
+///
+/// # Safety
+/// `V`'s ISA features are present. `a` and `b` of different lengths panic, not UB.
 #[inline(always)]
 pub(crate) unsafe fn dot<V: FloatVector>(a: &[V::T], b: &[V::T]) -> V::T {
     // SAFETY: as in `sum`, for `a` and `b` of the same length.
@@ -221,6 +237,10 @@ const U: usize = 8;
 
 /// The largest (`MAX`) or smallest element of a NaN-free slice, the zero's sign not
 /// settled, or `Err(i)` with `i` the index of the first NaN. Needs `a.len() >= U * N`.
+///
+/// # Safety
+/// `V`'s ISA features are present and `a.len() >= U * V::N` (the loads of the
+/// last unrolled step are not bounds-checked).
 #[inline(always)]
 unsafe fn extreme<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Result<V::T, usize> {
     // SAFETY: `V`'s features are present; every load is at `at + k * N` for `k < U`
@@ -335,6 +355,10 @@ unsafe fn settle_zero<V: FloatVector, const MAX: bool>(a: &[V::T]) -> V::T {
 }
 
 /// [`scalar::max`] (`MAX`) or [`scalar::min`].
+///
+/// # Safety
+/// `V`'s ISA features are present. Any length of `a` is fine (short slices go to
+/// the scalar oracle).
 #[inline(always)]
 pub(crate) unsafe fn max<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Option<V::T> {
     // SAFETY: `V`'s features are present, and `a.len() >= U * N >= N` as `extreme`
@@ -363,6 +387,9 @@ const ARG_CHUNK: usize = 8192;
 /// index. The array is read from memory once, where a whole-array pass for the
 /// extreme and a second up to its first index read it up to twice
 /// (docs/design.md#reductions-and-comparisons).
+///
+/// # Safety
+/// `V`'s ISA features are present. Any length of `a` is fine.
 #[inline(always)]
 pub(crate) unsafe fn argmax<V: FloatVector, const MAX: bool>(a: &[V::T]) -> Option<usize> {
     // SAFETY: `V`'s features are present; every chunk holds at least `U * N >= 4 * N`
@@ -428,6 +455,10 @@ fn ask_after<T>(a: &[T]) {
 
 /// The index of the first element of `a` equal to `m` (`a.len() >= 4 * V::N`), which
 /// is there: `m` is `a`'s extreme.
+///
+/// # Safety
+/// `V`'s ISA features are present and `a.len() >= 4 * V::N` (the unrolled loads are
+/// not bounds-checked). An `m` not in `a` is no fault: the answer is then 0.
 #[inline(always)]
 unsafe fn position<V: FloatVector>(a: &[V::T], m: V::T) -> usize {
     // SAFETY: `V`'s features are present; every load is at `at + k * N` for `k < B`
@@ -463,6 +494,9 @@ const ALIGN_FROM: usize = 512;
 /// one per step (`0 - 0xff` is `+1`) and is emptied before it can wrap. Eight, not
 /// four, vectors a step: from memory it comes nearer the read rate
 /// (docs/design.md#reductions-and-comparisons).
+///
+/// # Safety
+/// `V`'s ISA features are present. Any length of `hay` is fine.
 #[inline(always)]
 pub(crate) unsafe fn count_byte<V: ByteVector>(hay: &[u8], needle: u8) -> usize {
     // SAFETY: `V`'s features are present; the loads are at `i + k * N` while `i + B
@@ -503,6 +537,9 @@ pub(crate) unsafe fn count_byte<V: ByteVector>(hay: &[u8], needle: u8) -> usize 
 /// [`scalar::nth_byte`]: count the needles of a block of vectors (at most four per
 /// byte lane, so no counter wraps) and skip the block while they do not reach `n`;
 /// the block that holds the wanted one is searched byte by byte.
+///
+/// # Safety
+/// `V`'s ISA features are present. Any length of `hay` and any `n` are fine.
 #[inline(always)]
 pub(crate) unsafe fn nth_byte<V: ByteVector>(
     hay: &[u8],
@@ -548,6 +585,9 @@ pub(crate) unsafe fn nth_byte<V: ByteVector>(
 
 /// [`scalar::first_nonzero_word`]: or a block of vectors, test it, and look inside
 /// only the block that is not zero.
+///
+/// # Safety
+/// `V`'s ISA features are present. Any length of `words` is fine.
 #[inline(always)]
 pub(crate) unsafe fn first_nonzero_word<V: ByteVector>(words: &[u64]) -> Option<usize> {
     // SAFETY: `V`'s features are present; the loads are at word `i + k * per` (`N`

@@ -47,6 +47,9 @@
 // `unsafe fn`s too.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
+// What a caller of an `unsafe fn` must guarantee is written in its `# Safety`
+// section; clippy checks the public ones, `tests/safety_docs.rs` every one.
+#![deny(clippy::missing_safety_doc)]
 
 #[macro_use]
 mod macros;

@@ -185,6 +185,9 @@ macro_rules! math_kernels {
             use $crate::math::{map_raw, Math};
             use core::mem::MaybeUninit;
 
+            /// # Safety
+            /// The CPU has this tier's features (`$feature`); `a` is valid for `n` reads and
+            /// `out` for `n` writes (`out` may be `a` itself, not otherwise overlap it).
             #[target_feature(enable = $feature)]
             unsafe fn run<T: Math>(a: *const T, out: *mut T, n: usize) {
                 // SAFETY: the caller's contract, with the ISA's features enabled here.

@@ -86,6 +86,11 @@ macro_rules! gemm_kernel {
         pub(crate) const $name: $crate::gemm::table::Kernel<$t> = {
             /// The kernels on `H` vectors by `W` columns: B packed (`b_cs` `None`)
             /// or in place.
+            ///
+            /// # Safety
+            /// `MicroFn`'s contract for `H` vectors by `W` columns (with `b_cs`, `BColsFn`'s:
+            /// B's element `(p, j)` at `b + p + j * b_cs` readable), called from a function
+            /// with `$v`'s features enabled (this is inlined into it).
             #[inline(always)]
             #[allow(clippy::too_many_arguments)]
             unsafe fn tile<const H: usize, const W: usize>(
@@ -119,6 +124,10 @@ macro_rules! gemm_kernel {
             }
             /// The kernel (`H == $mv`, `W == $nr`: a `MicroFn`) and the edge kernels
             /// (`H == $eh` or `W == $ew`; see `Kernel::run`).
+            ///
+            /// # Safety
+            /// `MicroFn`'s contract (for an edge kernel `Kernel::run`'s: only the first `H`
+            /// vectors and `W` columns of C are accessed); the CPU has `$v`'s tier.
             #[$attr]
             #[allow(clippy::too_many_arguments)]
             unsafe fn run<const H: usize, const W: usize>(
@@ -138,6 +147,10 @@ macro_rules! gemm_kernel {
                 unsafe { tile::<H, W>(kc, a, b, None, c, cs, alpha, beta, ahead) }
             }
             /// With B in place, on `H` vectors (`$mv`, or `$eh` for the edge kernel).
+            ///
+            /// # Safety
+            /// `BColsFn`'s contract (for the edge kernel `Kernel::run`'s, as in `run`); the
+            /// CPU has `$v`'s tier.
             #[$attr]
             #[allow(clippy::too_many_arguments)]
             unsafe fn run_b_cols<const H: usize>(
@@ -155,11 +168,17 @@ macro_rules! gemm_kernel {
                 // `run`), passed on.
                 unsafe { tile::<H, $nr>(kc, a, b, Some(b_cs), c, cs, alpha, beta, ahead) }
             }
+            /// # Safety
+            /// The CPU has `$v`'s tier (`PeakFn`'s contract).
             #[$attr]
             unsafe fn peak(iters: usize, x: $t) -> $t {
                 // SAFETY: as for `run`: `$v`'s features are present.
                 unsafe { $crate::gemm::kernel::peak::<$v, $mv, $nr>(iters, x) }
             }
+            /// # Safety
+            /// `GemvFn`'s contract: the CPU has `$v`'s tier, and each of the `m` rows is as
+            /// `gemv::rows` needs (`a + i * lda` valid for `k` reads, `x` for `k`, `y + i * ys`
+            /// for a write, and a read unless `beta == 0`).
             #[$attr]
             #[allow(clippy::too_many_arguments)]
             unsafe fn gemv(
@@ -191,6 +210,10 @@ macro_rules! gemm_kernel {
                     }
                 }
             }
+            /// # Safety
+            /// `DirectFn`'s contract: the CPU has `$v`'s tier; `k > 0`, `kc > 0`; A and B
+            /// readable, C writable (readable unless `beta == 0`), C's elements distinct and
+            /// not overlapping A or B.
             #[$attr]
             #[allow(clippy::too_many_arguments)]
             unsafe fn direct(
@@ -223,6 +246,10 @@ macro_rules! gemm_kernel {
                     )
                 }
             }
+            /// # Safety
+            /// `SmallFn`'s contract: the CPU has `$v`'s tier; `0 < m, n, k <= SMALL_SIDE`,
+            /// `kc > 0`; A and B readable, C writable (readable unless `beta == 0`), C's
+            /// elements distinct and not overlapping A or B.
             #[$attr]
             #[allow(clippy::type_complexity)]
             unsafe fn small(

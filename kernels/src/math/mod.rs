@@ -55,6 +55,9 @@ fn horner<T: crate::scalar::Arith>(c: &[T], x: T) -> T {
 }
 
 /// [`horner`] over vectors (fused where the ISA has FMA).
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. An empty `c` panics, not UB.
 #[inline(always)]
 unsafe fn horner_v<V: FloatVector>(c: &[V::T], x: V) -> V {
     // SAFETY: the caller's contract (the ISA's features are present).
@@ -277,6 +280,10 @@ pub trait Math: Element + crate::scalar::Arith {
 /// the path of vectors holding a lane the fast path does not cover (rare: NaN,
 /// infinities, results out of the normal range). The other lanes keep the vector
 /// result, so an element's result does not depend on its neighbours.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features (the vector methods here are called without
+/// them enabled in this out-of-line function, which is sound only on such a CPU).
 #[inline(never)]
 unsafe fn patch<V: FloatVector>(x: V, y: V, special: V::Mask, f: impl Fn(V::T) -> V::T) -> V {
     let mut buf = [<V::T as Default>::default(); MAX_LANES];
@@ -291,6 +298,10 @@ unsafe fn patch<V: FloatVector>(x: V, y: V, special: V::Mask, f: impl Fn(V::T) -
 
 /// [`exp_f64`] over vectors: the same steps, the table read by permutes
 /// (AVX-512) or gathers.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
+/// to the table).
 #[inline(always)]
 unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
     // SAFETY: the caller's contract (the ISA's features are present); the gathers'
@@ -317,6 +328,10 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
 }
 
 /// [`exp_f32`] over vectors.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
+/// to the table).
 #[inline(always)]
 unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
     // SAFETY: as in `exp_v64`.
@@ -343,6 +358,10 @@ unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
 
 /// [`log_f64`] over vectors: the table path for every lane, the near-1 path
 /// blended in when a lane needs it.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
+/// to the table).
 #[inline(always)]
 unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
     // SAFETY: the caller's contract; the gathers' indices are `& 31`, inside the
@@ -392,6 +411,10 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
 }
 
 /// [`log_f32`] over vectors.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
+/// to the table).
 #[inline(always)]
 unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
     // SAFETY: as in `log_v64` (indices `& 31`, 32-entry tables).

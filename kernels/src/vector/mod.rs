@@ -54,10 +54,21 @@ pub trait Vector: Copy {
     /// Lanes per vector.
     const N: usize;
     /// Every lane `x`.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn splat(x: Self::T) -> Self;
     /// `N` lanes from `p` (unaligned).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features, and `p` is valid for `N` reads (any
+    /// alignment).
     unsafe fn load(p: *const Self::T) -> Self;
     /// `N` lanes to `p` (unaligned).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features, and `p` is valid for `N` writes (any
+    /// alignment).
     unsafe fn store(self, p: *mut Self::T);
 }
 
@@ -72,85 +83,170 @@ pub trait FloatVector: Vector<T: Arith> {
     const FMA: bool;
 
     /// Every lane `+0`.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn zero() -> Self;
     /// `a + b`
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn add(a: Self, b: Self) -> Self;
     /// `a - b`
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn sub(a: Self, b: Self) -> Self;
     /// `a * b`
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn mul(a: Self, b: Self) -> Self;
     /// `a / b`, correctly rounded.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn div(a: Self, b: Self) -> Self;
     /// `a * b + c` rounded once (`T::mul_add`) on every ISA: one instruction where
     /// the ISA has FMA, lane by lane in software where it has not.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn mul_add(a: Self, b: Self, c: Self) -> Self;
     /// `a * b + c` at the ISA's speed: fused where [`FloatVector::FMA`] says so, else
     /// a multiply then an add (two roundings). What the GEMM kernels accumulate with.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn madd(a: Self, b: Self, c: Self) -> Self;
     /// The lanewise larger of `a` and `b` (either one when they compare equal, `-0`
     /// and `+0` included). `a` is NaN-free; a lane where `b` is NaN comes out NaN
     /// (x86 `maxpd` returns its second operand, NEON `fmax` propagates), which the
     /// reductions use to find NaNs by checking only their accumulators.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn max(a: Self, b: Self) -> Self;
     /// The lanewise smaller, with [`FloatVector::max`]'s NaN rule.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn min(a: Self, b: Self) -> Self;
 
     /// `a == b` (false where either is NaN).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn eq(a: Self, b: Self) -> Self::Mask;
     /// `a < b` (false where either is NaN).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn lt(a: Self, b: Self) -> Self::Mask;
     /// `a <= b` (false where either is NaN).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn le(a: Self, b: Self) -> Self::Mask;
     /// `a > b` (false where either is NaN).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     #[inline(always)]
     unsafe fn gt(a: Self, b: Self) -> Self::Mask {
         // SAFETY: the caller's contract, passed on.
         unsafe { Self::lt(b, a) }
     }
     /// `a >= b` (false where either is NaN).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     #[inline(always)]
     unsafe fn ge(a: Self, b: Self) -> Self::Mask {
         // SAFETY: the caller's contract, passed on.
         unsafe { Self::le(b, a) }
     }
     /// True where `a` or `b` is NaN.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn unord(a: Self, b: Self) -> Self::Mask;
     /// Lanewise or of two masks.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn mask_or(a: Self::Mask, b: Self::Mask) -> Self::Mask;
     /// Lanewise and of two masks.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn mask_and(a: Self::Mask, b: Self::Mask) -> Self::Mask;
     /// Whether any lane of the mask is true.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn any(m: Self::Mask) -> bool;
     /// `a` where `m` is true, else `b`, bit for bit (NaN payloads kept).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn select(m: Self::Mask, a: Self, b: Self) -> Self;
 
     /// Bitwise and of the element bits.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn and_bits(a: Self, b: Self) -> Self;
     /// Bitwise or of the element bits.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn or_bits(a: Self, b: Self) -> Self;
     /// The sign bits, lane `j` in bit `j`.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn signs(a: Self) -> u32;
     /// The element bits as integers (`T::to_bits`), no conversion.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn to_bits(a: Self) -> Self::Int;
     /// Integers' bits as elements (`T::from_bits`), no conversion.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn from_bits(i: Self::Int) -> Self;
 
     /// Each lane rounded to the nearest integer, ties to even (`round_ties_even`),
     /// as an integer. Exact for lanes of magnitude below 2^51 (`f64`; the SSE2 and
     /// AVX2 form adds and subtracts 1.5 * 2^52) or 2^31 (`f32`); other lanes, NaN
     /// and infinities give unspecified values.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn round_int(a: Self) -> Self::Int;
     /// Each integer lane as an element: exact for `|i| <= 2^51` (`f64`; other
     /// lanes unspecified), rounded to nearest as `i as f32` for every `i32`.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn from_int(i: Self::Int) -> Self;
     /// A lookup in a table of `2 * N` elements held in two vectors: lane `j` is
     /// element `idx[j] mod 2N` of `lo`'s lanes followed by `hi`'s (only the low bits
     /// of each index count), bit for bit. One `vpermi2pd` / `vpermi2ps` on AVX-512,
     /// two `vpermps` and a blend on AVX2, a `tbl` on NEON, lane by lane on SSE2.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn lookup2(lo: Self, hi: Self, idx: Self::Int) -> Self;
     /// A lookup in memory: lane `j` is `*p.add(idx[j])`, bit for bit. `p` must be
     /// valid for reads at every index (each non-negative). One `vgatherqpd` /
     /// `vgatherdps` on AVX2 and AVX-512, lane by lane through the stack elsewhere.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features, every lane of `idx` is non-negative, and
+    /// `p.add(idx[j])` is valid for a read for every lane `j`.
     #[inline(always)]
     unsafe fn gather(p: *const Self::T, idx: Self::Int) -> Self {
         let mut ix = [<Self::Int as Vector>::T::default(); MAX_LANES];
@@ -168,6 +264,10 @@ pub trait FloatVector: Vector<T: Arith> {
     /// `*p.add(idx[j])`, every index in `0..32`, bit for bit. Permutes of the table
     /// held in registers on AVX-512 (one `vpermi2ps`; two `vpermi2pd` and a blend),
     /// [`FloatVector::gather`] elsewhere.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features, `p` is valid for 32 reads, and every lane of
+    /// `idx` is in `0..32`.
     #[inline(always)]
     unsafe fn table32(p: *const Self::T, idx: Self::Int) -> Self {
         // SAFETY: the caller's contract.
@@ -179,31 +279,64 @@ pub trait FloatVector: Vector<T: Arith> {
 /// wraps.
 pub trait IntVector: Vector<T: core::fmt::Debug + PartialEq + Into<i64>> {
     /// `a + b`, wrapping.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn add(a: Self, b: Self) -> Self;
     /// `a - b`, wrapping.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn sub(a: Self, b: Self) -> Self;
     /// Bitwise and.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn and(a: Self, b: Self) -> Self;
     /// Bitwise or.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn or(a: Self, b: Self) -> Self;
     /// Each lane's bits shifted left by `S` (below the lane's width), zeros in.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn shl<const S: u32>(a: Self) -> Self;
     /// Each lane's bits shifted right by `S` (below the lane's width), zeros in
     /// (a logical shift, whatever the sign).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn shr<const S: u32>(a: Self) -> Self;
 }
 
 /// A vector of bytes.
 pub trait ByteVector: Vector<T = u8> {
     /// `0xff` where the bytes are equal, else `0`.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn eq(a: Self, b: Self) -> Self;
     /// Bytewise wrapping `a - b`.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn sub(a: Self, b: Self) -> Self;
     /// Bitwise or.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn or(a: Self, b: Self) -> Self;
     /// The sum of the bytes as unsigned numbers.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn sum(a: Self) -> usize;
     /// Whether every bit is zero.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     unsafe fn is_zero(a: Self) -> bool;
     /// One step of `generic::count_byte`: the byte counters `acc` with one added
     /// where `x`'s byte equals `needle`'s, as `sub(acc, eq(x, needle))`. `minus_one`
@@ -211,6 +344,9 @@ pub trait ByteVector: Vector<T = u8> {
     /// through `black_box` once per call), for an ISA whose best form subtracts it
     /// under a comparison mask: LLVM rewrites a masked subtract of a known `-1` into
     /// a mask-to-vector move and a plain subtract, one more instruction.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
     #[inline(always)]
     unsafe fn tally(acc: Self, x: Self, needle: Self, minus_one: Self) -> Self {
         let _ = minus_one;
@@ -227,6 +363,8 @@ pub trait ByteVector: Vector<T = u8> {
 macro_rules! method {
     ($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, open($($o:ident),*), $body:expr
      $(, wrap $w:ident)?) => {
+        /// # Safety
+        /// The trait method's contract (see the macro's doc).
         #[inline(always)]
         unsafe fn $name($($arg: $ty),*) -> $ret {
             $(let $o = $o.0;)*

@@ -163,6 +163,9 @@ fn same<T: Float>(got: T, want: T) -> bool {
 }
 
 /// The lanes of `v`.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features.
 #[inline(always)]
 unsafe fn lanes<V: Vector>(v: V) -> Vec<V::T> {
     let mut out = vec![V::T::default(); V::N];
@@ -172,6 +175,9 @@ unsafe fn lanes<V: Vector>(v: V) -> Vec<V::T> {
 }
 
 /// A vector of the `N` lanes of `x`.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. `x.len() != V::N` panics, not UB.
 #[inline(always)]
 unsafe fn vector<V: Vector>(x: &[V::T]) -> V {
     assert_eq!(x.len(), V::N);

@@ -104,6 +104,9 @@ pub fn count_byte(hay: &[u8], needle: u8) -> usize {
 /// `scalar::first_nonzero_word` over 64-byte vectors: or four, test the block, and
 /// look inside only the block that is not zero.
 pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
+    /// # Safety
+    /// The CPU has AVX-512 F and BW (the features enabled here). Any length of
+    /// `words` is fine.
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn with_feature(words: &[u64]) -> Option<usize> {
         const B: usize = 4;

@@ -46,10 +46,12 @@ macro_rules! err {
     };
 }
 
-mod args;
+// `pub(crate)` (no wider than private here, at the crate root) so that
+// fuzz/fuzz_targets/cli.rs, which includes this file as a module, can reach them.
+pub(crate) mod args;
 mod bench;
 mod scan;
-mod target;
+pub(crate) mod target;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
@@ -73,7 +75,7 @@ Environment:
 /// ndsimd: N-dimensional arrays on per-architecture SIMD kernels
 #[derive(Parser)]
 #[command(name = "ndsimd", version, after_help = AFTER_HELP, arg_required_else_help = true)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -111,7 +113,7 @@ const BROKEN_PIPE_STATUS: i32 = 141;
 const EBADF: i32 = 9;
 
 /// Writes to standard output; a failed write ends the process (see [`stdout_failed`]).
-fn emit(args: std::fmt::Arguments<'_>) {
+pub(crate) fn emit(args: std::fmt::Arguments<'_>) {
     if stdout_closed_at_start() {
         stdout_failed(&std::io::Error::from_raw_os_error(EBADF));
     }
@@ -121,7 +123,7 @@ fn emit(args: std::fmt::Arguments<'_>) {
 }
 
 /// Whether the tool was started with stdout closed (`>&-`).
-fn stdout_closed_at_start() -> bool {
+pub(crate) fn stdout_closed_at_start() -> bool {
     ndsimd_kernels::stdio::closed_at_start(1)
 }
 
@@ -138,7 +140,7 @@ fn stdout_failed(e: &std::io::Error) -> ! {
 
 /// Writes to standard error, ignoring failure: a message that cannot be shown must
 /// not change the status (the answer is on stdout and in the status).
-fn warn(args: std::fmt::Arguments<'_>) {
+pub(crate) fn warn(args: std::fmt::Arguments<'_>) {
     let _ = std::io::stderr().lock().write_fmt(args);
 }
 
