@@ -241,9 +241,21 @@ fn edges<T: MathFloat>() {
         ("exp2", -max, T::ZERO),
         ("exp2", T::from_f64(3.0), T::from_f64(8.0)),
         ("exp2", T::from_f64(-2.0), T::from_f64(0.25)),
-        ("exp2", T::from_f64(if T::NAME == "f64" { -1074.0 } else { -149.0 }), tiny),
-        ("exp2", T::from_f64(if T::NAME == "f64" { -1076.0 } else { -151.0 }), T::ZERO),
-        ("exp2", T::from_f64(if T::NAME == "f64" { 1024.0 } else { 128.0 }), inf),
+        (
+            "exp2",
+            T::from_f64(if T::NAME == "f64" { -1074.0 } else { -149.0 }),
+            tiny,
+        ),
+        (
+            "exp2",
+            T::from_f64(if T::NAME == "f64" { -1076.0 } else { -151.0 }),
+            T::ZERO,
+        ),
+        (
+            "exp2",
+            T::from_f64(if T::NAME == "f64" { 1024.0 } else { 128.0 }),
+            inf,
+        ),
     ];
     for name in ["log2", "log10"] {
         cases.extend([
@@ -260,7 +272,11 @@ fn edges<T: MathFloat>() {
     for k in [-3i32, 1, 5, 20] {
         cases.push(("log2", T::from_f64(2f64.powi(k)), T::from_f64(k as f64)));
     }
-    cases.push(("log2", tiny, T::from_f64(if T::NAME == "f64" { -1074.0 } else { -149.0 })));
+    cases.push((
+        "log2",
+        tiny,
+        T::from_f64(if T::NAME == "f64" { -1074.0 } else { -149.0 }),
+    ));
     for k in [1i32, 2, 3, 7] {
         cases.push(("log10", T::from_f64(10f64.powi(k)), T::from_f64(k as f64)));
     }

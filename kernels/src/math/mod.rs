@@ -200,7 +200,11 @@ fn exp_any_f32<const B2: bool>(x: f32) -> f32 {
         if x.is_nan() {
             return x + x;
         }
-        let y = if B2 { exp2_f64(x as f64) } else { exp_f64(x as f64) };
+        let y = if B2 {
+            exp2_f64(x as f64)
+        } else {
+            exp_f64(x as f64)
+        };
         return y as f32;
     }
     let (kd, ki, r);
@@ -486,7 +490,10 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bo
             kd = V::sub(z, V::splat(SHIFT_F64));
             ki = V::to_bits(z);
             // `x - k/32` exact (the product too), fused or not.
-            r = V::mul(V::madd(kd, V::splat(-1.0 / 32.0), x), V::splat(EXP2_F64_LN2));
+            r = V::mul(
+                V::madd(kd, V::splat(-1.0 / 32.0), x),
+                V::splat(EXP2_F64_LN2),
+            );
         } else {
             let z = V::madd(x, V::splat(EXP_F64_N_LN2), V::splat(SHIFT_F64));
             kd = V::sub(z, V::splat(SHIFT_F64));
@@ -521,7 +528,10 @@ unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const B2: bo
             kd = V::sub(z, V::splat(SHIFT_F32));
             ki = V::to_bits(z);
             // `x - k/32` exact (the product too), fused or not.
-            r = V::mul(V::madd(kd, V::splat(-1.0 / 32.0), x), V::splat(EXP2_F32_LN2));
+            r = V::mul(
+                V::madd(kd, V::splat(-1.0 / 32.0), x),
+                V::splat(EXP2_F32_LN2),
+            );
         } else {
             let z = V::madd(x, V::splat(EXP_F32_N_LN2), V::splat(SHIFT_F32));
             kd = V::sub(z, V::splat(SHIFT_F32));
