@@ -229,3 +229,24 @@ fn sigmoid_is_stable_for_large_inputs() {
         ]
     );
 }
+
+#[test]
+fn the_row_by_row_path_agrees_with_the_general_path() {
+    let mut rng = Rng(3);
+    for (r, c) in [(1, 1), (3, 17), (64, 300), (5, 1025)] {
+        let xs: Vec<f64> = (0..r * c)
+            .map(|_| rng.int(-9000, 9000) as f64 / 7.0)
+            .collect();
+        let a = Array::from_shape_vec(&[r, c], xs).unwrap();
+        // The transpose's axis 0 is not contiguous: the general path (its sums in
+        // axis order, the row path's pairwise: equal up to the sums' rounding).
+        let general = a.t().to_owned().softmax(0).unwrap().t().to_owned().to_vec();
+        let fused = a.softmax(1).unwrap().to_vec();
+        for (i, (&f, &g)) in fused.iter().zip(&general).enumerate() {
+            assert!(
+                (f - g).abs() <= c as f64 * f64::EPSILON * g,
+                "{r}x{c} [{i}]: {f} vs {g}"
+            );
+        }
+    }
+}

@@ -3,8 +3,9 @@
 //! finite input (the row maximum is subtracted before `exp`, so nothing overflows
 //! for inputs up to ±1e300 and beyond).
 //!
-//! Built from the axis machinery (`max_axis`, `exp`, `sum_axis`): each reads the
-//! data a few times rather than once, the correct form before a fused one.
+//! Built from the axis machinery (`max_axis`, `exp`, `sum_axis`), which reads the
+//! data a few times; `softmax` along the last axis of a contiguous array runs the
+//! same kernels row by row while each row is in cache (the same bits).
 //! Non-finite rows follow SciPy's `scipy.special` functions: a row maximum that is
 //! not finite shifts by 0, so a NaN row gives NaN, an all-`-inf` row gives NaN
 //! for `softmax`/`log_softmax` and `-inf` for `logsumexp`, and a `+inf` gives NaN
@@ -50,6 +51,24 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
     pub fn softmax(&self, axis: isize) -> Result<Array<T>> {
+        let ax = normalize_axis(axis, self.ndim())?;
+        let c = self.shape()[ax];
+        if let (true, Some(x)) = (ax + 1 == self.ndim() && c > 0, self.as_slice()) {
+            // Contiguous rows: each row's max, shift, exp, sum and scale while it
+            // is in cache, by the same kernels (the same bits) as the general path.
+            let t = T::table();
+            let mut out = Array::zeros(self.shape());
+            let o = out.as_slice_mut().expect("a new array is contiguous");
+            for (row, orow) in x.chunks_exact(c).zip(o.chunks_exact_mut(c)) {
+                let m = (t.max)(row).expect("the row is not empty");
+                let m = if Float::is_finite(m) { m } else { T::zero() };
+                (t.sub.vs)(row, m, orow);
+                (t.exp.assign)(orow);
+                let s = (t.sum)(orow);
+                (t.div.assign_vs)(orow, s);
+            }
+            return Ok(out);
+        }
         let Some(m) = self.softmax_shift(axis)? else {
             return Ok(Array::zeros(self.shape()));
         };
