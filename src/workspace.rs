@@ -139,6 +139,9 @@ ws_unary! {
     sqrt, sqrt_into;
     exp, exp_into;
     log, log_into;
+    exp2, exp2_into;
+    log2, log2_into;
+    log10, log10_into;
 }
 
 macro_rules! ws_compare {

@@ -1,4 +1,4 @@
-//! `exp` and `log` through the array API: every layout (transposed, sliced,
+//! `exp`, `log`, `exp2`, `log2` and `log10` through the array API: every layout (transposed, sliced,
 //! reversed, padded), every form (allocating, `_into` a strided output, in place),
 //! and long arrays cut over the pool, each bit-identical to the kernel run on the
 //! elements alone (an element's result depends on nothing but its value).
@@ -6,7 +6,7 @@
 mod common;
 
 use common::{Layout, Rng};
-use ndsimd::{Array, Error};
+use ndsimd::{Array, ArrayBase, Data, DataMut, Error, Result};
 use ndsimd_kernels::KernelElement;
 
 fn value(rng: &mut Rng) -> f64 {
@@ -20,10 +20,56 @@ fn value(rng: &mut Rng) -> f64 {
 /// The active tier's kernel over `xs` as one contiguous slice.
 fn kernel(name: &str, xs: &[f64]) -> Vec<f64> {
     let t = f64::table();
-    let op = if name == "exp" { &t.exp } else { &t.log };
+    let op = match name {
+        "exp" => &t.exp,
+        "log" => &t.log,
+        "exp2" => &t.exp2,
+        "log2" => &t.log2,
+        _ => &t.log10,
+    };
     let mut out = vec![0.0; xs.len()];
     (op.map)(xs, &mut out);
     out
+}
+
+/// The functions under test.
+const NAMES: [&str; 5] = ["exp", "log", "exp2", "log2", "log10"];
+
+/// The allocating form of `name`.
+fn alloc(name: &str, a: &ArrayBase<impl Data<Elem = f64>>) -> Array<f64> {
+    match name {
+        "exp" => a.exp(),
+        "log" => a.log(),
+        "exp2" => a.exp2(),
+        "log2" => a.log2(),
+        _ => a.log10(),
+    }
+}
+
+/// The `_into` form of `name`.
+fn into(
+    name: &str,
+    a: &ArrayBase<impl Data<Elem = f64>>,
+    out: &mut ArrayBase<impl DataMut<Elem = f64>>,
+) -> Result<()> {
+    match name {
+        "exp" => a.exp_into(out),
+        "log" => a.log_into(out),
+        "exp2" => a.exp2_into(out),
+        "log2" => a.log2_into(out),
+        _ => a.log10_into(out),
+    }
+}
+
+/// The in-place form of `name`.
+fn assign(name: &str, a: &mut ArrayBase<impl DataMut<Elem = f64>>) {
+    match name {
+        "exp" => a.exp_assign(),
+        "log" => a.log_assign(),
+        "exp2" => a.exp2_assign(),
+        "log2" => a.log2_assign(),
+        _ => a.log10_assign(),
+    }
 }
 
 fn bits(v: &[f64]) -> Vec<u64> {
@@ -41,40 +87,26 @@ fn every_layout_and_form_matches_the_kernel() {
         let layout = Layout::new(&mut rng, &shape, &[1, 1, 2, -1, -3], 2, true, value);
         let a = layout.view();
         let xs = a.to_vec();
-        for name in ["exp", "log"] {
+        for name in NAMES {
             let want = bits(&kernel(name, &xs));
-            let got = if name == "exp" { a.exp() } else { a.log() };
+            let got = alloc(name, &a);
             assert_eq!(got.shape(), a.shape(), "case {case}");
             assert_eq!(bits(&got.to_vec()), want, "case {case} {name} allocating");
             // `_into` a contiguous output, then a strided view of the same shape.
             let mut out = Array::<f64>::zeros(&shape);
-            let r = if name == "exp" {
-                a.exp_into(&mut out)
-            } else {
-                a.log_into(&mut out)
-            };
-            r.unwrap();
+            into(name, &a, &mut out).unwrap();
             assert_eq!(bits(&out.to_vec()), want, "case {case} {name} into");
             let out_layout = Layout::new(&mut rng, &shape, &[1, 2, -1], 1, false, |_| -7.0);
             let mut out_base = out_layout.base.clone();
             let mut view = out_base.slice_mut(&out_layout.args[..]).unwrap();
-            let r = if name == "exp" {
-                a.exp_into(&mut view)
-            } else {
-                a.log_into(&mut view)
-            };
-            r.unwrap();
+            into(name, &a, &mut view).unwrap();
             assert_eq!(bits(&view.to_vec()), want, "case {case} {name} into a view");
             // In place, on a strided view of a larger array.
             let in_layout = Layout::new(&mut rng, &shape, &[1, 2, -1, -3], 2, false, value);
             let mut in_base = in_layout.base.clone();
             let mut inner = in_base.slice_mut(&in_layout.args[..]).unwrap();
             let want_in = bits(&kernel(name, &inner.to_vec()));
-            if name == "exp" {
-                inner.exp_assign();
-            } else {
-                inner.log_assign();
-            }
+            assign(name, &mut inner);
             assert_eq!(bits(&inner.to_vec()), want_in, "case {case} {name} assign");
         }
     }
@@ -86,8 +118,10 @@ fn wrong_output_shape_is_an_error_and_leaves_out_alone() {
     let mut out = Array::from_vec(vec![5.0; 4]);
     let e = a.exp_into(&mut out).unwrap_err();
     assert!(matches!(e, Error::WrongOutputShape { .. }), "{e}");
-    let e = a.log_into(&mut out).unwrap_err();
-    assert!(e.to_string().contains("[3]"), "{e}");
+    for name in NAMES {
+        let e = into(name, &a, &mut out).unwrap_err();
+        assert!(e.to_string().contains("[3]"), "{name}: {e}");
+    }
     assert_eq!(out.to_vec(), vec![5.0; 4]);
 }
 
@@ -97,23 +131,15 @@ fn long_arrays_on_the_pool_match_one_kernel_call() {
     for n in [8191, 8192, 1 << 14, (1 << 16) + 3, 1 << 18] {
         let xs: Vec<f64> = (0..n).map(|_| value(&mut rng)).collect();
         let a = Array::from_vec(xs.clone());
-        for name in ["exp", "log"] {
+        for name in NAMES {
             let want = bits(&kernel(name, &xs));
-            let got = if name == "exp" { a.exp() } else { a.log() };
+            let got = alloc(name, &a);
             assert_eq!(bits(&got.to_vec()), want, "{name} n {n}");
             let mut out = Array::<f64>::zeros(&[n]);
-            if name == "exp" {
-                a.exp_into(&mut out).unwrap();
-            } else {
-                a.log_into(&mut out).unwrap();
-            }
+            into(name, &a, &mut out).unwrap();
             assert_eq!(bits(&out.to_vec()), want, "{name}_into n {n}");
             let mut b = a.clone();
-            if name == "exp" {
-                b.exp_assign();
-            } else {
-                b.log_assign();
-            }
+            assign(name, &mut b);
             assert_eq!(bits(&b.to_vec()), want, "{name}_assign n {n}");
         }
     }
@@ -129,4 +155,19 @@ fn f32_arrays_too() {
     let l = a.log().to_vec();
     assert_eq!(l[..2], [f32::NEG_INFINITY, 0.0]);
     assert!(l[2].is_nan() && l[5].is_nan());
+}
+
+#[test]
+fn exp2_log2_log10_values() {
+    let a = Array::from_vec(vec![0.0f32, 1.0, 1024.0, -1.0, f32::INFINITY]);
+    assert_eq!(a.log2().to_vec()[..3], [f32::NEG_INFINITY, 0.0, 10.0]);
+    assert!(a.log10().to_vec()[3].is_nan());
+    assert_eq!(a.log10().to_vec()[4], f32::INFINITY);
+    assert_eq!(a.exp2().to_vec()[..2], [1.0, 2.0]);
+    let b = Array::from_vec(vec![1e-300, 0.001, 1e22]);
+    assert_eq!(b.log10().to_vec(), [-300.0, -3.0, 22.0]);
+    assert_eq!(
+        Array::from_vec(vec![-1074.0, 1023.0]).exp2().to_vec(),
+        [f64::from_bits(1), 2f64.powi(1023)]
+    );
 }

@@ -81,6 +81,9 @@ fn every_workspace_op_matches_its_allocating_form_on_fresh_and_poisoned_memory()
             same(&tag("sqrt"), &ws.sqrt(&bt).unwrap().view(), &bt.sqrt());
             same(&tag("exp"), &ws.exp(&bt).unwrap().view(), &bt.exp());
             same(&tag("log"), &ws.log(&bt).unwrap().view(), &bt.log());
+            same(&tag("exp2"), &ws.exp2(&bt).unwrap().view(), &bt.exp2());
+            same(&tag("log2"), &ws.log2(&bt).unwrap().view(), &bt.log2());
+            same(&tag("log10"), &ws.log10(&bt).unwrap().view(), &bt.log10());
             for axis in [0isize, 1, -1] {
                 for keep in [false, true] {
                     let t = tag(&format!("axis {axis} keepdims {keep}"));

@@ -230,4 +230,18 @@ for (ty, prec, mant, nbits, fmt, deg, deg1, grid) in [
     emit_array(f"LOG_{T}_POLY1", ty, [fmt(x) for x in c],
                "log1p(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= 1/16.")
 
+# ------------------------------------------------------- exp2, log2, log10 ---
+# exp2 reuses exp's table: 2^x = 2^(k/N) * exp(r ln2), r = x - k/N exact, so
+# only ln2 is new. log2 and log10 scale log's unrounded hi + lo by 1/ln2 or
+# 1/ln10, each split as a rounded leading part and the rounded remainder.
+for (ty, fmt) in [("f64", fmt64), ("f32", fmt32)]:
+    rnd = f64 if ty == "f64" else f32
+    T = ty.upper()
+    emit_const(f"EXP2_{T}_LN2", ty, fmt(rnd(LN2)), "ln 2 rounded.")
+    for name, c in (("LOG2", 1 / LN2), ("LOG10", 1 / mp.log(10))):
+        hi = rnd(c)
+        emit_const(f"{name}_{T}_SCALE_HI", ty, fmt(hi), f"1 / ln {name[3:]} rounded.")
+        emit_const(f"{name}_{T}_SCALE_LO", ty, fmt(rnd(c - mp.mpf(hi))),
+                   f"1 / ln {name[3:]} minus its rounded value, rounded.")
+
 sys.stdout.write("\n".join(out).rstrip() + "\n")

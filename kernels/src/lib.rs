@@ -183,6 +183,12 @@ pub struct Table<T: 'static> {
     pub exp: UnaryOp<T>,
     /// `ln x` within 1 ULP ([`math`]: NumPy's edges; not bit-identical across tiers)
     pub log: UnaryOp<T>,
+    /// `2^x` within 1 ULP ([`math`]: as `exp`)
+    pub exp2: UnaryOp<T>,
+    /// `log2 x` within 1 ULP ([`math`]: as `log`)
+    pub log2: UnaryOp<T>,
+    /// `log10 x` within 1 ULP ([`math`]: as `log`)
+    pub log10: UnaryOp<T>,
     /// NumPy's `maximum(x, y)`: `x` if `x` is NaN, else `x > y ? x : y` (so a NaN in
     /// either propagates, and equal values, `-0` and `+0` included, give `y`)
     pub maximum: BinaryOp<T>,

@@ -177,6 +177,9 @@ macro_rules! math_kernels {
         pub mod math_ops {
             math_kernels!(@op $feature, $isa, exp, $crate::math::EXP);
             math_kernels!(@op $feature, $isa, log, $crate::math::LOG);
+            math_kernels!(@op $feature, $isa, exp2, $crate::math::EXP2);
+            math_kernels!(@op $feature, $isa, log2, $crate::math::LOG2);
+            math_kernels!(@op $feature, $isa, log10, $crate::math::LOG10);
         }
     };
     (@op $feature:literal, $isa:path, $op:ident, $id:path) => {
@@ -237,6 +240,9 @@ macro_rules! tier_tables {
             sqrt: tier_tables!(@unary sqrt),
             exp: tier_tables!(@unary math_ops::exp),
             log: tier_tables!(@unary math_ops::log),
+            exp2: tier_tables!(@unary math_ops::exp2),
+            log2: tier_tables!(@unary math_ops::log2),
+            log10: tier_tables!(@unary math_ops::log10),
             maximum: tier_tables!(@binary maximum),
             minimum: tier_tables!(@binary minimum),
             fma,

@@ -8,7 +8,10 @@
 mod common;
 
 use common::{each_tier, TestFloat, XorShift, MAX_LEN, W};
-use ndsimd_kernels::math::{exp_f32, exp_f64, log_f32, log_f64};
+use ndsimd_kernels::math::{
+    exp2_f32, exp2_f64, exp_f32, exp_f64, log10_f32, log10_f64, log2_f32, log2_f64, log_f32,
+    log_f64,
+};
 use ndsimd_kernels::{Table, UnaryOp};
 
 /// The bound every tier must meet, in ULPs of the exact result.
@@ -27,6 +30,9 @@ impl MathFloat for f64 {
         match name {
             "exp" => exp_f64(x),
             "log" => log_f64(x),
+            "exp2" => exp2_f64(x),
+            "log2" => log2_f64(x),
+            "log10" => log10_f64(x),
             _ => unreachable!(),
         }
     }
@@ -42,6 +48,9 @@ impl MathFloat for f32 {
         match name {
             "exp" => exp_f32(x),
             "log" => log_f32(x),
+            "exp2" => exp2_f32(x),
+            "log2" => log2_f32(x),
+            "log10" => log10_f32(x),
             _ => unreachable!(),
         }
     }
@@ -55,6 +64,9 @@ fn op<'a, T>(t: &'a Table<T>, name: &str) -> &'a UnaryOp<T> {
     match name {
         "exp" => &t.exp,
         "log" => &t.log,
+        "exp2" => &t.exp2,
+        "log2" => &t.log2,
+        "log10" => &t.log10,
         _ => unreachable!(),
     }
 }
@@ -164,6 +176,36 @@ fn log_f32_within_one_ulp_at_every_tier() {
     accuracy::<f32>("log");
 }
 
+#[test]
+fn exp2_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("exp2");
+}
+
+#[test]
+fn exp2_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("exp2");
+}
+
+#[test]
+fn log2_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("log2");
+}
+
+#[test]
+fn log2_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("log2");
+}
+
+#[test]
+fn log10_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("log10");
+}
+
+#[test]
+fn log10_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("log10");
+}
+
 /// NumPy's results at the edges, exactly (NaN: any NaN).
 fn edges<T: MathFloat>() {
     let inf = T::from_f64(f64::INFINITY);
@@ -191,7 +233,53 @@ fn edges<T: MathFloat>() {
         ("log", -tiny, nan),
         ("log", nan, nan),
         ("log", -nan, nan),
+        ("exp2", T::ZERO, T::ONE),
+        ("exp2", inf, inf),
+        ("exp2", -inf, T::ZERO),
+        ("exp2", nan, nan),
+        ("exp2", max, inf),
+        ("exp2", -max, T::ZERO),
+        ("exp2", T::from_f64(3.0), T::from_f64(8.0)),
+        ("exp2", T::from_f64(-2.0), T::from_f64(0.25)),
+        (
+            "exp2",
+            T::from_f64(if T::NAME == "f64" { -1074.0 } else { -149.0 }),
+            tiny,
+        ),
+        (
+            "exp2",
+            T::from_f64(if T::NAME == "f64" { -1076.0 } else { -151.0 }),
+            T::ZERO,
+        ),
+        (
+            "exp2",
+            T::from_f64(if T::NAME == "f64" { 1024.0 } else { 128.0 }),
+            inf,
+        ),
     ];
+    for name in ["log2", "log10"] {
+        cases.extend([
+            (name, T::ZERO, -inf),
+            (name, -T::ZERO, -inf),
+            (name, T::ONE, T::ZERO),
+            (name, inf, inf),
+            (name, -inf, nan),
+            (name, -T::ONE, nan),
+            (name, nan, nan),
+        ]);
+    }
+    // Exact powers: log2 of 2^k and log10 of 10^k are the integer k.
+    for k in [-3i32, 1, 5, 20] {
+        cases.push(("log2", T::from_f64(2f64.powi(k)), T::from_f64(k as f64)));
+    }
+    cases.push((
+        "log2",
+        tiny,
+        T::from_f64(if T::NAME == "f64" { -1074.0 } else { -149.0 }),
+    ));
+    for k in [1i32, 2, 3, 7] {
+        cases.push(("log10", T::from_f64(10f64.powi(k)), T::from_f64(k as f64)));
+    }
     // Just below the overflow threshold: finite; just above: +Inf. The last
     // subnormal and past it: 2^-1074 (or 2^-149), then +0.
     let (below, above, sub, zero) = if T::NAME == "f64" {
@@ -259,7 +347,7 @@ fn input<T: MathFloat>(name: &str, rng: &mut XorShift) -> T {
         1 => T::random(rng),
         _ => {
             let u = (r >> 11) as f64 / (1u64 << 53) as f64;
-            T::from_f64(if name == "exp" {
+            T::from_f64(if name.starts_with("exp") {
                 200.0 * u - 100.0
             } else {
                 100.0 * u
@@ -274,7 +362,7 @@ fn lengths<T: MathFloat>() {
     let mut rng = XorShift(0x1234_5678_9abc_def1);
     each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
-        for name in ["exp", "log"] {
+        for name in ["exp", "log", "exp2", "log2", "log10"] {
             let k = op(t, name);
             for len in 0..=MAX_LEN {
                 for skew in 0..W.min(8) {
@@ -342,7 +430,7 @@ fn fenced<T: MathFloat + common::fenced::AnyBits>() {
     let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
     each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
-        for name in ["exp", "log"] {
+        for name in ["exp", "log", "exp2", "log2", "log10"] {
             let k = op(t, name);
             for len in 0..=MAX_LEN {
                 for pin in PLACES {
@@ -380,7 +468,7 @@ fn speed() {
         let mut out = vec![T::ZERO; n];
         each_tier(|tier| {
             let t = T::table_for(tier).unwrap();
-            for name in ["exp", "log"] {
+            for name in ["exp", "log", "exp2", "log2", "log10"] {
                 let k = op(t, name);
                 let mut best = f64::MAX;
                 for _ in 0..20 {

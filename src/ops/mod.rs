@@ -14,6 +14,7 @@ mod math;
 pub(crate) mod operand;
 pub(crate) mod reduce;
 pub(crate) mod select;
+mod softmax;
 mod sort;
 pub(crate) mod split;
 mod stats;

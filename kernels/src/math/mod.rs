@@ -82,25 +82,61 @@ unsafe fn horner_v<V: FloatVector>(c: &[V::T], x: V) -> V {
 /// assert!((exp_f64(1.0) - std::f64::consts::E).abs() <= f64::EPSILON);
 /// ```
 pub fn exp_f64(x: f64) -> f64 {
-    // For |x| < 700 the result and `s * tmp` are normal and finite (a subnormal
-    // `s * tmp` would lose bits the result keeps); the rest goes the careful way.
-    let special = x.is_nan() || x.abs() >= 700.0;
+    exp_any_f64::<false>(x)
+}
+
+/// `2^x` for `f64` within 0.52 ULP: [`exp_f64`]'s table and polynomial, with
+/// `k = round(32 x)` and `r = (x - k/32) ln2` (the difference exact); `+Inf`
+/// above 1024, `+0` below -1076, correctly rounded subnormals between.
+///
+/// ```
+/// use ndsimd_kernels::math::exp2_f64;
+/// assert_eq!(exp2_f64(10.0), 1024.0);
+/// assert_eq!(exp2_f64(-1074.0), f64::from_bits(1));
+/// assert_eq!(exp2_f64(1024.0), f64::INFINITY);
+/// assert!(exp2_f64(f64::NAN).is_nan());
+/// ```
+pub fn exp2_f64(x: f64) -> f64 {
+    exp_any_f64::<true>(x)
+}
+
+/// [`exp_f64`] (`B2` false) or [`exp2_f64`] (`B2` true).
+#[inline(always)]
+fn exp_any_f64<const B2: bool>(x: f64) -> f64 {
+    // For |x| < 700 (exp) or 1000 (exp2) the result and `s * tmp` are normal and
+    // finite (a subnormal `s * tmp` would lose bits the result keeps); the rest
+    // goes the careful way.
+    let (lim, over, under) = if B2 {
+        (1000.0, 1024.0, -1076.0)
+    } else {
+        (700.0, 709.8, -746.0)
+    };
+    let special = x.is_nan() || x.abs() >= lim;
     if special {
         if x.is_nan() {
             return x + x;
         }
-        if x > 709.8 {
+        if x > over {
             return f64::INFINITY;
         }
-        if x < -746.0 {
+        if x < under {
             return 0.0;
         }
     }
-    let z = x * EXP_F64_N_LN2 + SHIFT_F64;
-    let kd = z - SHIFT_F64;
-    let ki = z.to_bits();
-    // `kd * HI` is exact (HI has 36 bits, |k| < 2^16), so is `x - kd * HI`.
-    let r = x - kd * EXP_F64_LN2_N_HI - kd * EXP_F64_LN2_N_LO;
+    let (kd, ki, r);
+    if B2 {
+        let z = x * 32.0 + SHIFT_F64;
+        kd = z - SHIFT_F64;
+        ki = z.to_bits();
+        // `x - k/32` is exact (both on the grid of x's ULP or 1/32, |r| <= 1/64).
+        r = (x - kd * (1.0 / 32.0)) * EXP2_F64_LN2;
+    } else {
+        let z = x * EXP_F64_N_LN2 + SHIFT_F64;
+        kd = z - SHIFT_F64;
+        ki = z.to_bits();
+        // `kd * HI` is exact (HI has 36 bits, |k| < 2^16), so is `x - kd * HI`.
+        r = x - kd * EXP_F64_LN2_N_HI - kd * EXP_F64_LN2_N_LO;
+    }
     let j = (ki & 31) as usize;
     let sbits = EXP_F64_SCALE[j].wrapping_add(ki << 47);
     let tmp = EXP_F64_TAIL[j] + (r + r * r * horner(&EXP_F64_POLY, r));
@@ -142,17 +178,50 @@ fn exp_f64_scaled(x: f64, sbits: u64, tmp: f64) -> f64 {
 /// assert_eq!(exp_f32(1.0), std::f32::consts::E);
 /// ```
 pub fn exp_f32(x: f32) -> f32 {
-    // |x| < 80 keeps the result and `s * tmp` normal, as in `exp_f64`.
-    if x.is_nan() || x.abs() >= 80.0 {
+    exp_any_f32::<false>(x)
+}
+
+/// `2^x` for `f32` within 0.55 ULP, [`exp2_f64`]'s algorithm in `f32`; outside
+/// `|x| < 120` it is [`exp2_f64`] rounded to `f32`.
+///
+/// ```
+/// use ndsimd_kernels::math::exp2_f32;
+/// assert_eq!(exp2_f32(3.0), 8.0);
+/// assert_eq!(exp2_f32(-149.0), f32::from_bits(1));
+/// assert_eq!(exp2_f32(128.0), f32::INFINITY);
+/// ```
+pub fn exp2_f32(x: f32) -> f32 {
+    exp_any_f32::<true>(x)
+}
+
+/// [`exp_f32`] (`B2` false) or [`exp2_f32`] (`B2` true).
+#[inline(always)]
+fn exp_any_f32<const B2: bool>(x: f32) -> f32 {
+    // |x| < 80 (exp) or 120 (exp2) keeps the result and `s * tmp` normal, as in
+    // `exp_f64`.
+    if x.is_nan() || x.abs() >= if B2 { 120.0 } else { 80.0 } {
         if x.is_nan() {
             return x + x;
         }
-        return exp_f64(x as f64) as f32;
+        let y = if B2 {
+            exp2_f64(x as f64)
+        } else {
+            exp_f64(x as f64)
+        };
+        return y as f32;
     }
-    let z = x * EXP_F32_N_LN2 + SHIFT_F32;
-    let kd = z - SHIFT_F32;
-    let ki = z.to_bits();
-    let r = x - kd * EXP_F32_LN2_N_HI - kd * EXP_F32_LN2_N_LO;
+    let (kd, ki, r);
+    if B2 {
+        let z = x * 32.0 + SHIFT_F32;
+        kd = z - SHIFT_F32;
+        ki = z.to_bits();
+        r = (x - kd * (1.0 / 32.0)) * EXP2_F32_LN2;
+    } else {
+        let z = x * EXP_F32_N_LN2 + SHIFT_F32;
+        kd = z - SHIFT_F32;
+        ki = z.to_bits();
+        r = x - kd * EXP_F32_LN2_N_HI - kd * EXP_F32_LN2_N_LO;
+    }
     let j = (ki & 31) as usize;
     let s = f32::from_bits(EXP_F32_SCALE[j].wrapping_add(ki << 18));
     let tmp = EXP_F32_TAIL[j] + (r + r * r * horner(&EXP_F32_POLY, r));
@@ -171,24 +240,76 @@ pub fn exp_f32(x: f32) -> f32 {
 /// assert_eq!(log_f64(std::f64::consts::E), 1.0);
 /// ```
 pub fn log_f64(x: f64) -> f64 {
+    match log_hilo_f64(x) {
+        Ok((hi, lo)) => hi + lo,
+        Err(y) => y,
+    }
+}
+
+/// `h c` for the unrounded `h + l` and the constant `c = c_hi + c_lo`, rounded
+/// once at the end (the product's error recovered by an fma): log2 and log10 from
+/// log's parts, within 0.02 ULP of one rounding of the exact product.
+#[inline(always)]
+fn scale_f64(h: f64, l: f64, c_hi: f64, c_lo: f64) -> f64 {
+    let p = h * c_hi;
+    let e = h.mul_add(c_hi, -p);
+    p + (e + h.mul_add(c_lo, l * c_hi))
+}
+
+/// `log2 x` for `f64` within 0.53 ULP: [`log_f64`]'s unrounded parts times
+/// `1/ln 2` in double-double; the same edges.
+///
+/// ```
+/// use ndsimd_kernels::math::log2_f64;
+/// assert_eq!(log2_f64(1024.0), 10.0);
+/// assert_eq!(log2_f64(f64::from_bits(1)), -1074.0);
+/// assert_eq!(log2_f64(0.0), f64::NEG_INFINITY);
+/// assert!(log2_f64(-1.0).is_nan());
+/// ```
+pub fn log2_f64(x: f64) -> f64 {
+    match log_hilo_f64(x) {
+        Ok((h, l)) => scale_f64(h, l, LOG2_F64_SCALE_HI, LOG2_F64_SCALE_LO),
+        Err(y) => y,
+    }
+}
+
+/// `log10 x` for `f64` within 0.53 ULP, as [`log2_f64`] with `1/ln 10`.
+///
+/// ```
+/// use ndsimd_kernels::math::log10_f64;
+/// assert_eq!(log10_f64(1000.0), 3.0);
+/// assert_eq!(log10_f64(1.0), 0.0);
+/// assert_eq!(log10_f64(f64::INFINITY), f64::INFINITY);
+/// ```
+pub fn log10_f64(x: f64) -> f64 {
+    match log_hilo_f64(x) {
+        Ok((h, l)) => scale_f64(h, l, LOG10_F64_SCALE_HI, LOG10_F64_SCALE_LO),
+        Err(y) => y,
+    }
+}
+
+/// `ln x = hi + lo` before the last rounding (`hi + lo` rounded is [`log_f64`]),
+/// or `Err` with the result for NaN, `x <= 0` and `+Inf`.
+#[inline(always)]
+fn log_hilo_f64(x: f64) -> Result<(f64, f64), f64> {
     if (x - 1.0).abs() < 0.0625 {
         let r = x - 1.0;
-        return r + r * r * horner(&LOG_F64_POLY1, r);
+        return Ok((r, r * r * horner(&LOG_F64_POLY1, r)));
     }
     let mut ix = x.to_bits();
     // Not a positive normal finite number: NaN, ±0, negative, subnormal or +Inf.
     if ix.wrapping_sub(0x0010_0000_0000_0000) >= 0x7fe0_0000_0000_0000 {
         if x.is_nan() {
-            return x + x;
+            return Err(x + x);
         }
         if x == 0.0 {
-            return f64::NEG_INFINITY;
+            return Err(f64::NEG_INFINITY);
         }
         if x == f64::INFINITY {
-            return x;
+            return Err(x);
         }
         if x < 0.0 {
-            return f64::NAN;
+            return Err(f64::NAN);
         }
         // Subnormal: scaled by 2^52 into the normal range, the exponent 52 lower.
         ix = (x * f64::from_bits((1023 + 52) << 52))
@@ -206,7 +327,7 @@ pub fn log_f64(x: f64) -> f64 {
     let hi = w + r;
     let lo = w - hi + r;
     let y = lo + kd * LOG_F64_LN2_LO + LOG_F64_LOGC_LO[i] + r * r * horner(&LOG_F64_POLY, r);
-    hi + y
+    Ok((hi, y))
 }
 
 /// `ln x` for `f32` within 0.55 ULP, the algorithm of [`log_f64`] in `f32`
@@ -220,23 +341,68 @@ pub fn log_f64(x: f64) -> f64 {
 /// assert_eq!(log_f32(std::f32::consts::E), 1.0 - f32::EPSILON / 2.0);
 /// ```
 pub fn log_f32(x: f32) -> f32 {
+    match log_hilo_f32(x) {
+        Ok((hi, lo)) => hi + lo,
+        Err(y) => y,
+    }
+}
+
+/// [`scale_f64`] in `f32`.
+#[inline(always)]
+fn scale_f32(h: f32, l: f32, c_hi: f32, c_lo: f32) -> f32 {
+    let p = h * c_hi;
+    let e = h.mul_add(c_hi, -p);
+    p + (e + h.mul_add(c_lo, l * c_hi))
+}
+
+/// `log2 x` for `f32` within 0.6 ULP, [`log2_f64`]'s method in `f32`.
+///
+/// ```
+/// use ndsimd_kernels::math::log2_f32;
+/// assert_eq!(log2_f32(0.125), -3.0);
+/// assert_eq!(log2_f32(-0.0), f32::NEG_INFINITY);
+/// ```
+pub fn log2_f32(x: f32) -> f32 {
+    match log_hilo_f32(x) {
+        Ok((h, l)) => scale_f32(h, l, LOG2_F32_SCALE_HI, LOG2_F32_SCALE_LO),
+        Err(y) => y,
+    }
+}
+
+/// `log10 x` for `f32` within 0.6 ULP, [`log10_f64`]'s method in `f32`.
+///
+/// ```
+/// use ndsimd_kernels::math::log10_f32;
+/// assert_eq!(log10_f32(100.0), 2.0);
+/// assert!(log10_f32(-2.0).is_nan());
+/// ```
+pub fn log10_f32(x: f32) -> f32 {
+    match log_hilo_f32(x) {
+        Ok((h, l)) => scale_f32(h, l, LOG10_F32_SCALE_HI, LOG10_F32_SCALE_LO),
+        Err(y) => y,
+    }
+}
+
+/// [`log_hilo_f64`] for `f32`.
+#[inline(always)]
+fn log_hilo_f32(x: f32) -> Result<(f32, f32), f32> {
     if (x - 1.0).abs() < 0.0625 {
         let r = x - 1.0;
-        return r + r * r * horner(&LOG_F32_POLY1, r);
+        return Ok((r, r * r * horner(&LOG_F32_POLY1, r)));
     }
     let mut ix = x.to_bits();
     if ix.wrapping_sub(0x0080_0000) >= 0x7f00_0000 {
         if x.is_nan() {
-            return x + x;
+            return Err(x + x);
         }
         if x == 0.0 {
-            return f32::NEG_INFINITY;
+            return Err(f32::NEG_INFINITY);
         }
         if x == f32::INFINITY {
-            return x;
+            return Err(x);
         }
         if x < 0.0 {
-            return f32::NAN;
+            return Err(f32::NAN);
         }
         ix = (x * f32::from_bits((127 + 23) << 23))
             .to_bits()
@@ -252,13 +418,19 @@ pub fn log_f32(x: f32) -> f32 {
     let hi = w + r;
     let lo = w - hi + r;
     let y = lo + kd * LOG_F32_LN2_LO + LOG_F32_LOGC_LO[i] + r * r * horner(&LOG_F32_POLY, r);
-    hi + y
+    Ok((hi, y))
 }
 
 /// The operations of this module, as the `OP` parameter of the kernels.
 pub(crate) const EXP: u8 = 0;
 /// See [`EXP`].
 pub(crate) const LOG: u8 = 1;
+/// See [`EXP`].
+pub(crate) const EXP2: u8 = 2;
+/// See [`EXP`].
+pub(crate) const LOG2: u8 = 3;
+/// See [`EXP`].
+pub(crate) const LOG10: u8 = 4;
 
 /// The element types with exp/log kernels: the oracles and the vector kernels.
 pub trait Math: Element + crate::scalar::Arith {
@@ -296,6 +468,19 @@ unsafe fn patch<V: FloatVector>(x: V, y: V, special: V::Mask, f: impl Fn(V::T) -
     unsafe { V::select(special, V::load(buf.as_ptr()), y) }
 }
 
+/// [`scale_f64`] over vectors: `(h + l) (c_hi + c_lo)` rounded once at the end,
+/// the product's error recovered by an exact fma ([`FloatVector::mul_add`]).
+#[inline(always)]
+unsafe fn scale_v<V: FloatVector>(h: V, l: V, c_hi: V::T, c_lo: V::T) -> V {
+    // SAFETY: the caller's contract (the ISA's features are present).
+    unsafe {
+        let q = V::mul(h, V::splat(-c_hi)); // -p, exactly the negated product
+        let e = V::mul_add(h, V::splat(c_hi), q);
+        let t = V::madd(h, V::splat(c_lo), V::madd(l, V::splat(c_hi), e));
+        V::sub(t, q)
+    }
+}
+
 /// [`exp_f64`] over vectors: the same steps, the table read by permutes
 /// (AVX-512) or gathers.
 ///
@@ -303,17 +488,30 @@ unsafe fn patch<V: FloatVector>(x: V, y: V, special: V::Mask, f: impl Fn(V::T) -
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
-unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
+unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(x: V) -> V {
     // SAFETY: the caller's contract (the ISA's features are present); the gathers'
     // indices are `& 31`, inside the 32-entry tables.
     unsafe {
         let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
-        let special = V::mask_or(V::ge(ax, V::splat(700.0)), V::unord(x, x));
-        let z = V::madd(x, V::splat(EXP_F64_N_LN2), V::splat(SHIFT_F64));
-        let kd = V::sub(z, V::splat(SHIFT_F64));
-        let ki = V::to_bits(z);
-        let r = V::madd(kd, V::splat(-EXP_F64_LN2_N_HI), x);
-        let r = V::madd(kd, V::splat(-EXP_F64_LN2_N_LO), r);
+        let lim = if B2 { 1000.0 } else { 700.0 };
+        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
+        let (kd, ki, r);
+        if B2 {
+            let z = V::madd(x, V::splat(32.0), V::splat(SHIFT_F64));
+            kd = V::sub(z, V::splat(SHIFT_F64));
+            ki = V::to_bits(z);
+            // `x - k/32` exact (the product too), fused or not.
+            r = V::mul(
+                V::madd(kd, V::splat(-1.0 / 32.0), x),
+                V::splat(EXP2_F64_LN2),
+            );
+        } else {
+            let z = V::madd(x, V::splat(EXP_F64_N_LN2), V::splat(SHIFT_F64));
+            kd = V::sub(z, V::splat(SHIFT_F64));
+            ki = V::to_bits(z);
+            let r0 = V::madd(kd, V::splat(-EXP_F64_LN2_N_HI), x);
+            r = V::madd(kd, V::splat(-EXP_F64_LN2_N_LO), r0);
+        }
         let j = V::Int::and(ki, V::Int::splat(31));
         let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
         let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
@@ -321,7 +519,7 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
         if V::any(special) {
-            return patch(x, y, special, exp_f64);
+            return patch(x, y, special, if B2 { exp2_f64 } else { exp_f64 });
         }
         y
     }
@@ -333,16 +531,29 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
-unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
+unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const B2: bool>(x: V) -> V {
     // SAFETY: as in `exp_v64`.
     unsafe {
         let ax = V::and_bits(x, V::from_bits(V::Int::splat(i32::MAX)));
-        let special = V::mask_or(V::ge(ax, V::splat(80.0)), V::unord(x, x));
-        let z = V::madd(x, V::splat(EXP_F32_N_LN2), V::splat(SHIFT_F32));
-        let kd = V::sub(z, V::splat(SHIFT_F32));
-        let ki = V::to_bits(z);
-        let r = V::madd(kd, V::splat(-EXP_F32_LN2_N_HI), x);
-        let r = V::madd(kd, V::splat(-EXP_F32_LN2_N_LO), r);
+        let lim = if B2 { 120.0 } else { 80.0 };
+        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
+        let (kd, ki, r);
+        if B2 {
+            let z = V::madd(x, V::splat(32.0), V::splat(SHIFT_F32));
+            kd = V::sub(z, V::splat(SHIFT_F32));
+            ki = V::to_bits(z);
+            // `x - k/32` exact (the product too), fused or not.
+            r = V::mul(
+                V::madd(kd, V::splat(-1.0 / 32.0), x),
+                V::splat(EXP2_F32_LN2),
+            );
+        } else {
+            let z = V::madd(x, V::splat(EXP_F32_N_LN2), V::splat(SHIFT_F32));
+            kd = V::sub(z, V::splat(SHIFT_F32));
+            ki = V::to_bits(z);
+            let r0 = V::madd(kd, V::splat(-EXP_F32_LN2_N_HI), x);
+            r = V::madd(kd, V::splat(-EXP_F32_LN2_N_LO), r0);
+        }
         let j = V::Int::and(ki, V::Int::splat(31));
         let s = V::to_bits(V::table32(EXP_F32_SCALE.as_ptr().cast(), j));
         let s = V::from_bits(V::Int::add(s, V::Int::shl::<18>(ki)));
@@ -350,7 +561,7 @@ unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F32_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
         if V::any(special) {
-            return patch(x, y, special, exp_f32);
+            return patch(x, y, special, if B2 { exp2_f32 } else { exp_f32 });
         }
         y
     }
@@ -363,7 +574,7 @@ unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
-unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
+unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8>(x: V) -> V {
     // SAFETY: the caller's contract; the gathers' indices are `& 31`, inside the
     // 32-entry tables.
     unsafe {
@@ -394,17 +605,34 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
         let lo = V::add(V::sub(w, hi), r);
         let lo = V::madd(kd, V::splat(LOG_F64_LN2_LO), lo);
         let lo = V::add(lo, V::table32(LOG_F64_LOGC_LO.as_ptr(), i));
-        let lo = V::madd(V::mul(r, r), horner_v(&LOG_F64_POLY, r), lo);
-        let mut y = V::add(hi, lo);
+        let mut lo = V::madd(V::mul(r, r), horner_v(&LOG_F64_POLY, r), lo);
+        let mut hi = hi;
         let d = V::sub(x, V::splat(1.0));
         let ad = V::and_bits(d, V::from_bits(V::Int::splat(i64::MAX)));
         let near = V::lt(ad, V::splat(0.0625));
         if V::any(near) {
-            let y1 = V::madd(V::mul(d, d), horner_v(&LOG_F64_POLY1, d), d);
-            y = V::select(near, y1, y);
+            if OP == LOG {
+                // The natural log keeps its near-1 rounding: `d + d^2 p(d)` fused.
+                let y1 = V::madd(V::mul(d, d), horner_v(&LOG_F64_POLY1, d), d);
+                lo = V::select(near, V::sub(y1, d), lo);
+            } else {
+                let lo1 = V::mul(V::mul(d, d), horner_v(&LOG_F64_POLY1, d));
+                lo = V::select(near, lo1, lo);
+            }
+            hi = V::select(near, d, hi);
         }
+        let y = match OP {
+            LOG => V::add(hi, lo),
+            LOG2 => scale_v(hi, lo, LOG2_F64_SCALE_HI, LOG2_F64_SCALE_LO),
+            _ => scale_v(hi, lo, LOG10_F64_SCALE_HI, LOG10_F64_SCALE_LO),
+        };
         if V::any(special) {
-            return patch(x, y, special, log_f64);
+            let f = match OP {
+                LOG => log_f64,
+                LOG2 => log2_f64,
+                _ => log10_f64,
+            };
+            return patch(x, y, special, f);
         }
         y
     }
@@ -416,7 +644,7 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
-unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
+unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const OP: u8>(x: V) -> V {
     // SAFETY: as in `log_v64` (indices `& 31`, 32-entry tables).
     unsafe {
         let special = V::mask_or(
@@ -445,17 +673,34 @@ unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
         let lo = V::add(V::sub(w, hi), r);
         let lo = V::madd(kd, V::splat(LOG_F32_LN2_LO), lo);
         let lo = V::add(lo, V::table32(LOG_F32_LOGC_LO.as_ptr(), i));
-        let lo = V::madd(V::mul(r, r), horner_v(&LOG_F32_POLY, r), lo);
-        let mut y = V::add(hi, lo);
+        let mut lo = V::madd(V::mul(r, r), horner_v(&LOG_F32_POLY, r), lo);
+        let mut hi = hi;
         let d = V::sub(x, V::splat(1.0));
         let ad = V::and_bits(d, V::from_bits(V::Int::splat(i32::MAX)));
         let near = V::lt(ad, V::splat(0.0625));
         if V::any(near) {
-            let y1 = V::madd(V::mul(d, d), horner_v(&LOG_F32_POLY1, d), d);
-            y = V::select(near, y1, y);
+            if OP == LOG {
+                // The natural log keeps its near-1 rounding: `d + d^2 p(d)` fused.
+                let y1 = V::madd(V::mul(d, d), horner_v(&LOG_F32_POLY1, d), d);
+                lo = V::select(near, V::sub(y1, d), lo);
+            } else {
+                let lo1 = V::mul(V::mul(d, d), horner_v(&LOG_F32_POLY1, d));
+                lo = V::select(near, lo1, lo);
+            }
+            hi = V::select(near, d, hi);
         }
+        let y = match OP {
+            LOG => V::add(hi, lo),
+            LOG2 => scale_v(hi, lo, LOG2_F32_SCALE_HI, LOG2_F32_SCALE_LO),
+            _ => scale_v(hi, lo, LOG10_F32_SCALE_HI, LOG10_F32_SCALE_LO),
+        };
         if V::any(special) {
-            return patch(x, y, special, log_f32);
+            let f = match OP {
+                LOG => log_f32,
+                LOG2 => log2_f32,
+                _ => log10_f32,
+            };
+            return patch(x, y, special, f);
         }
         y
     }
@@ -467,6 +712,9 @@ impl Math for f64 {
     fn oracle<const OP: u8>(x: f64) -> f64 {
         match OP {
             EXP => exp_f64(x),
+            EXP2 => exp2_f64(x),
+            LOG2 => log2_f64(x),
+            LOG10 => log10_f64(x),
             _ => log_f64(x),
         }
     }
@@ -475,8 +723,9 @@ impl Math for f64 {
         // SAFETY: the caller's contract.
         unsafe {
             match OP {
-                EXP => exp_v64(x),
-                _ => log_v64(x),
+                EXP => exp_v64::<_, false>(x),
+                EXP2 => exp_v64::<_, true>(x),
+                _ => log_v64::<_, OP>(x),
             }
         }
     }
@@ -488,6 +737,9 @@ impl Math for f32 {
     fn oracle<const OP: u8>(x: f32) -> f32 {
         match OP {
             EXP => exp_f32(x),
+            EXP2 => exp2_f32(x),
+            LOG2 => log2_f32(x),
+            LOG10 => log10_f32(x),
             _ => log_f32(x),
         }
     }
@@ -496,8 +748,9 @@ impl Math for f32 {
         // SAFETY: the caller's contract.
         unsafe {
             match OP {
-                EXP => exp_v32(x),
-                _ => log_v32(x),
+                EXP => exp_v32::<_, false>(x),
+                EXP2 => exp_v32::<_, true>(x),
+                _ => log_v32::<_, OP>(x),
             }
         }
     }
@@ -567,6 +820,9 @@ macro_rules! oracle_op {
 pub(crate) mod oracle {
     oracle_op!(exp, crate::math::EXP);
     oracle_op!(log, crate::math::LOG);
+    oracle_op!(exp2, crate::math::EXP2);
+    oracle_op!(log2, crate::math::LOG2);
+    oracle_op!(log10, crate::math::LOG10);
 }
 
 #[cfg(test)]

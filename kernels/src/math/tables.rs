@@ -450,3 +450,33 @@ pub(crate) static LOG_F32_POLY1: [f32; 6] = [
     f32::from_bits(0xbe2b62a0),
     f32::from_bits(0x3e146ebb),
 ];
+
+/// ln 2 rounded.
+pub(crate) const EXP2_F64_LN2: f64 = f64::from_bits(0x3fe62e42fefa39ef);
+
+/// 1 / ln 2 rounded.
+pub(crate) const LOG2_F64_SCALE_HI: f64 = f64::from_bits(0x3ff71547652b82fe);
+
+/// 1 / ln 2 minus its rounded value, rounded.
+pub(crate) const LOG2_F64_SCALE_LO: f64 = f64::from_bits(0x3c7777d0ffda0d24);
+
+/// 1 / ln 10 rounded.
+pub(crate) const LOG10_F64_SCALE_HI: f64 = f64::from_bits(0x3fdbcb7b1526e50e);
+
+/// 1 / ln 10 minus its rounded value, rounded.
+pub(crate) const LOG10_F64_SCALE_LO: f64 = f64::from_bits(0x3c695355baaafad3);
+
+/// ln 2 rounded.
+pub(crate) const EXP2_F32_LN2: f32 = f32::from_bits(0x3f317218);
+
+/// 1 / ln 2 rounded.
+pub(crate) const LOG2_F32_SCALE_HI: f32 = f32::from_bits(0x3fb8aa3b);
+
+/// 1 / ln 2 minus its rounded value, rounded.
+pub(crate) const LOG2_F32_SCALE_LO: f32 = f32::from_bits(0x32a57060);
+
+/// 1 / ln 10 rounded.
+pub(crate) const LOG10_F32_SCALE_HI: f32 = f32::from_bits(0x3ede5bd9);
+
+/// 1 / ln 10 minus its rounded value, rounded.
+pub(crate) const LOG10_F32_SCALE_LO: f32 = f32::from_bits(0xb22d91af);

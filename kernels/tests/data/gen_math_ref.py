@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the exp/log accuracy tests (kernels/tests/math.rs).
+"""Reference values for the exp, log, exp2, log2 and log10 accuracy tests (kernels/tests/math.rs).
 
     python3 kernels/tests/data/gen_math_ref.py    # rewrites kernels/tests/data/math_*.txt
 
@@ -69,6 +69,12 @@ def exact(fn, x):
         return mp.exp(x)
     if fn == "log":
         return mp.log(x)
+    if fn == "exp2":
+        return mp.power(2, x)
+    if fn == "log2":
+        return mp.log(x, 2)
+    if fn == "log10":
+        return mp.log10(x)
     raise ValueError(fn)
 
 
@@ -76,14 +82,14 @@ def special_result(fn, x):
     """The result for inputs where mpmath has no real value, else None."""
     if x != x:
         return float("nan")
-    if fn == "exp":
+    if fn in ("exp", "exp2"):
         # Far past the thresholds (|x| > 2000 as f64, 200 as f32): +Inf or +0,
         # without asking mpmath for e^(10^300).
         if x > 2000:
             return float("inf")
         if x < -2000:
             return 0.0
-    if fn == "log":
+    if fn in ("log", "log2", "log10"):
         if x == 0:
             return -float("inf")
         if x < 0:
@@ -109,10 +115,15 @@ def points(fn, ty, rng, n=20000):
     prec, emin, emax = TYPES[ty][:3]
     bw = TYPES[ty][5] * 4
     xs = specials(ty)
-    if fn == "exp":
-        hi = float(mp.log(mp.mpf(2) ** (emax + 1)))
-        lo = float(mp.log(mp.mpf(2) ** (emin - prec)))
-        sub = float(mp.log(mp.mpf(2) ** emin))
+    if fn in ("exp", "exp2"):
+        # The overflow, underflow and subnormal thresholds (in log base e or 2).
+        base = 2 if fn == "exp2" else mp.e
+        hi = float(mp.log(mp.mpf(2) ** (emax + 1), base))
+        lo = float(mp.log(mp.mpf(2) ** (emin - prec), base))
+        sub = float(mp.log(mp.mpf(2) ** emin, base))
+        if fn == "exp2":
+            # Integers and halves: exact powers of two and their square roots.
+            xs += [k / 2 for k in range(2 * (emin - prec), 2 * (emax + 2))]
         xs += [rng.uniform(lo - 1, hi + 1) for _ in range(7000)]
         xs += [rng.choice([-1, 1]) * 10 ** rng.uniform(-25, 0) for _ in range(4000)]
         for t in (hi, lo, sub):
@@ -135,7 +146,8 @@ def points(fn, ty, rng, n=20000):
 
 def main():
     rng = random.Random(20260428)
-    for fn in ("exp", "log"):
+    # New functions go last: the shared generator keeps earlier files unchanged.
+    for fn in ("exp", "log", "exp2", "log2", "log10"):
         for ty in ("f64", "f32"):
             hexw = TYPES[ty][5]
             lines = []

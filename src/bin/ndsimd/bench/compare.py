@@ -26,6 +26,14 @@ def case(op, n):
         c = np.empty(shape, dt)
         return lambda: np.matmul(a, b, out=c), lambda: c
     x, y, o = vec(n, 7919, dt, False), vec(n, 104729, dt, False), np.empty(n, dt)
+    if op.startswith("softmax "):
+        # "softmax RxC": along axis 1, the textbook NumPy form users write.
+        r, c = (int(d) for d in op.removeprefix("softmax ").split("x"))
+        a = x.reshape(r, c)
+        def softmax():
+            e = np.exp(a - a.max(1, keepdims=True))
+            return e / e.sum(1, keepdims=True)
+        return softmax, lambda: softmax().ravel()
     # The workspace rows: NumPy's allocating expressions.
     if op == "ws add":
         return lambda: x + y, lambda: x + y

@@ -102,12 +102,14 @@ impl NumPy {
         let want = answer();
         // Sums are rounded in another order; exp and log are within 1 ULP on each
         // side, not correctly rounded, so they may differ in the last bits.
-        let transcendental = ["exp", "log"].iter().any(|w| row.op.contains(w));
+        let transcendental = ["exp", "log", "softmax"].iter().any(|w| row.op.contains(w));
         let inexact = transcendental || ["sum", "dot"].iter().any(|w| row.op.ends_with(w));
         // Sums are rounded in a different order on each side: a relative bound well
         // above that rounding (f32: about 1e-7 per step of a pairwise sum).
         let rel = match (row.op.starts_with("f32 "), transcendental) {
             (true, true) => 2.0 * f32::EPSILON as f64,
+            // softmax: exp's ULP, the sums' order and the division's rounding.
+            (false, true) if row.op.starts_with("softmax") => 8.0 * f64::EPSILON,
             (false, true) => 2.0 * f64::EPSILON,
             (true, false) => 1e-5,
             (false, false) => 1e-9,
@@ -220,6 +222,17 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
     let x = vec_of::<T>(n, 7919, false);
     let y = vec_of::<T>(n, 104729, false);
     let all = |a: &Array<T>| a.iter().map(|&v| f(v)).collect::<Vec<_>>();
+    if let Some(dims) = op.strip_prefix("softmax ") {
+        // `softmax RxC` along axis 1 of `n = R C` values, as `compare.py` shapes them.
+        let (r, c) = dims.split_once('x')?;
+        let (r, c): (isize, isize) = (r.parse().ok()?, c.parse().ok()?);
+        let x = x.into_shape(&[r, c]).ok()?;
+        let want = all(&x.softmax(1).ok()?);
+        return Some((
+            Box::new(move || drop(black_box(black_box(&x).softmax(1).unwrap()))),
+            Box::new(move || want.clone()),
+        ));
+    }
     if let Some(c) = port_case(op, n, &x, &y) {
         return Some(c);
     }

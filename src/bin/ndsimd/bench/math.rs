@@ -1,7 +1,10 @@
 //! The transcendental rows: `exp` and `log` into a preallocated output, one
 //! thread, against the same values by a plain loop of Rust's `f64::exp` (the C
 //! library's scalar routine), in the same run. `--compare` sets them against
-//! NumPy's (SVML's AVX-512 routines where NumPy has them).
+//! NumPy's (SVML's AVX-512 routines where NumPy has them). `softmax 1024x1024`
+//! (axis 1, `f64`) against a per-row loop of max, `f64::exp`, sum and divide, and
+//! under `--compare` against NumPy's
+//! `e = np.exp(x - x.max(1, keepdims=True)); e / e.sum(1, keepdims=True)`.
 
 use super::runner::Runner;
 use super::*;
@@ -89,4 +92,52 @@ pub fn math(r: &mut Runner) {
             },
         );
     }
+    softmax(r);
+}
+
+/// The side of the `softmax` row's square matrix.
+const SOFTMAX_SIDE: usize = 1024;
+
+fn softmax(r: &mut Runner) {
+    let name = "softmax 1024x1024";
+    if !r.wants(name) {
+        return;
+    }
+    let (side, n) = (SOFTMAX_SIDE, SOFTMAX_SIDE * SOFTMAX_SIDE);
+    let a = fresh_shaped(&[side, side], data(n, 1));
+    let sa = a.as_slice().unwrap();
+    let mut scratch = Scratch(fresh(vec![0.0f64; n]));
+    let naive = |out: &mut [f64]| {
+        for (row, o) in sa.chunks_exact(side).zip(out.chunks_exact_mut(side)) {
+            let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let mut s = 0.0;
+            for (o, &x) in o.iter_mut().zip(row) {
+                *o = (x - m).exp();
+                s += *o;
+            }
+            for o in o.iter_mut() {
+                *o /= s;
+            }
+        }
+    };
+    naive(&mut scratch);
+    let got = a.softmax(1).unwrap();
+    // The loop sums in order (error up to side·ε), ours pairwise.
+    close(
+        got.as_slice().unwrap(),
+        &scratch,
+        side as f64 * f64::EPSILON,
+        name,
+    );
+    r.row(
+        name,
+        n,
+        16 * n,
+        "std loop",
+        &mut || drop(black_box(a.softmax(1).unwrap())),
+        &mut || {
+            naive(&mut scratch);
+            black_box(&mut *scratch);
+        },
+    );
 }
