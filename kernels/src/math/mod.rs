@@ -470,6 +470,9 @@ unsafe fn patch<V: FloatVector>(x: V, y: V, special: V::Mask, f: impl Fn(V::T) -
 
 /// [`scale_f64`] over vectors: `(h + l) (c_hi + c_lo)` rounded once at the end,
 /// the product's error recovered by an exact fma ([`FloatVector::mul_add`]).
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any inputs are fine (no memory is touched).
 #[inline(always)]
 unsafe fn scale_v<V: FloatVector>(h: V, l: V, c_hi: V::T, c_lo: V::T) -> V {
     // SAFETY: the caller's contract (the ISA's features are present).
