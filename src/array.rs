@@ -631,6 +631,7 @@ impl<S: Data> ArrayBase<S> {
     /// assert_eq!(a.as_slice(), Some(&[1.0; 4][..]));
     /// assert_eq!(a.t().as_slice(), None);
     /// ```
+    #[inline]
     pub fn as_slice(&self) -> Option<&[S::Elem]> {
         if self.is_standard_layout() {
             let n = self.len();

@@ -117,29 +117,33 @@ fn fast_binary_alloc<T: Element>(
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
 ) -> Option<Array<T>> {
-    // Written straight into a fresh allocation (no zeroing pass), on the pool as
-    // `split` would cut it.
-    let (shape, v) = match (a, b) {
-        (Operand::Array(x), Operand::Array(y)) if same_shape(x.shape(), y.shape()) => {
-            let (xs, ys) = (x.as_slice()?, y.as_slice()?);
-            let v = par::collect_vv(op.vv_uninit, xs, ys, pieces(xs.len()), 8);
-            (x.shape(), v)
-        }
-        (Operand::Array(x), Operand::Scalar(s)) => {
-            let xs = x.as_slice()?;
-            (
-                x.shape(),
-                par::collect_vs(op.vs_uninit, xs, *s, pieces(xs.len()), 8),
-            )
-        }
+    match (a, b) {
+        (Operand::Array(x), _) => alloc_contiguous(op, x.shape(), x.as_slice()?, b),
         (Operand::Scalar(s), Operand::Array(y)) => {
             let ys = y.as_slice()?;
-            (
-                y.shape(),
-                par::collect_sv(op.sv_uninit, *s, ys, pieces(ys.len()), 8),
-            )
+            let v = par::collect_sv(op.sv_uninit, *s, ys, pieces(ys.len()), 8);
+            Some(Array::from_aligned(y.shape(), v))
         }
-        _ => return None,
+        _ => None,
+    }
+}
+
+/// `x op b` into a new array, for a contiguous left operand `x` of `shape`, when
+/// `b` is a scalar or contiguous with the same shape. Written straight into a
+/// fresh allocation (no zeroing pass), on the pool as `split` would cut it.
+#[inline]
+pub(super) fn alloc_contiguous<T: Element>(
+    op: &BinaryOp<T>,
+    shape: &[usize],
+    xs: &[T],
+    b: &Operand<'_, T>,
+) -> Option<Array<T>> {
+    let v = match b {
+        Operand::Array(y) if same_shape(shape, y.shape()) => {
+            par::collect_vv(op.vv_uninit, xs, y.as_slice()?, pieces(xs.len()), 8)
+        }
+        Operand::Scalar(s) => par::collect_vs(op.vs_uninit, xs, *s, pieces(xs.len()), 8),
+        Operand::Array(_) => return None,
     };
     Some(Array::from_aligned(shape, v))
 }

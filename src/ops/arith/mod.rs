@@ -13,7 +13,7 @@ use super::split::{pieces, split};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::error::Result;
 use crate::Element;
-use exec::{binary_alloc, binary_assign, binary_exec, fast_binary};
+use exec::{alloc_contiguous, binary_alloc, binary_assign, binary_exec, fast_binary};
 pub(crate) use exec::{unary_exec, zip_exec};
 use ndsimd_kernels::{par, KernelElement, Table};
 
@@ -40,8 +40,12 @@ macro_rules! binary_methods {
             #[doc = concat!("assert!(m.", stringify!($name), "(&Array::<f64>::zeros(&[3])).is_err());")]
             /// ```
             pub fn $name<'b>(&self, rhs: impl IntoOperand<'b, T>) -> Result<Array<T>> {
-                let lhs = Operand::Array(self.view());
-                binary_alloc(&table::<T>().$field, stringify!($name), &lhs, &rhs.into_operand())
+                let (op, rhs) = (&table::<T>().$field, rhs.into_operand());
+                // A contiguous `self` goes to the kernel without a view of it built.
+                if let Some(out) = self.as_slice().and_then(|xs| alloc_contiguous(op, self.shape(), xs, &rhs)) {
+                    return Ok(out);
+                }
+                binary_alloc(op, stringify!($name), &Operand::Array(self.view()), &rhs)
             }
 
             #[doc = concat!($sym, " elementwise with NumPy broadcasting, into a caller's array `out` (NumPy's `np.", $numpy, "(a, b, out=out)`).")]
