@@ -49,16 +49,33 @@ pub struct MatMut<'a, T> {
 }
 
 /// Whether every element of the layout lies in `0..len` (always, for an empty one).
+#[inline]
 fn in_bounds(len: usize, offset: usize, rows: usize, cols: usize, rs: isize, cs: isize) -> bool {
     if rows == 0 || cols == 0 {
         return true;
     }
-    // i128 holds every product and sum here without overflow.
-    let reach = |n: usize, s: isize| (n as i128 - 1) * s as i128;
-    let (r, c) = (reach(rows, rs), reach(cols, cs));
-    let lo = offset as i128 + r.min(0) + c.min(0);
-    let hi = offset as i128 + r.max(0) + c.max(0);
-    lo >= 0 && hi < len as i128
+    // Non-negative strides (nearly every call): the last element is the farthest, in
+    // plain checked arithmetic; an overflow cannot be in bounds.
+    if rs >= 0 && cs >= 0 {
+        let last = (rows - 1)
+            .checked_mul(rs as usize)
+            .zip((cols - 1).checked_mul(cs as usize))
+            .and_then(|(r, c)| r.checked_add(c)?.checked_add(offset));
+        return last.is_some_and(|last| last < len);
+    }
+    // In i128 with checks: a reach that overflows even i128 is far beyond any slice
+    // (a plain i128 sum of two such reaches wrapped and passed a huge layout).
+    let reach = |n: usize, s: isize| (n as i128 - 1).checked_mul(s as i128);
+    let (Some(r), Some(c)) = (reach(rows, rs), reach(cols, cs)) else {
+        return false;
+    };
+    let lo = (offset as i128)
+        .checked_add(r.min(0))
+        .and_then(|l| l.checked_add(c.min(0)));
+    let hi = (offset as i128)
+        .checked_add(r.max(0))
+        .and_then(|h| h.checked_add(c.max(0)));
+    matches!((lo, hi), (Some(lo), Some(hi)) if lo >= 0 && hi < len as i128)
 }
 
 /// Whether every element of a layout of any number of `(length, stride)` axes lies
@@ -95,6 +112,7 @@ fn gcd(mut a: usize, mut b: usize) -> usize {
 /// `0 < |dj| < cols`; the smallest solution is `|di| = |cs|/g`, `|dj| = |rs|/g` with
 /// `g = gcd(|rs|, |cs|)`, so there is one exactly when that pair fits. (So interleaved
 /// layouts that never collide, such as strides (2, 3) on a 3x2 matrix, are accepted.)
+#[inline]
 pub(super) fn overlaps(rows: usize, cols: usize, rs: isize, cs: isize) -> bool {
     if rows == 0 || cols == 0 {
         return false;
@@ -106,8 +124,11 @@ pub(super) fn overlaps(rows: usize, cols: usize, rs: isize, cs: isize) -> bool {
         return false;
     }
     let (a, b) = (rs.unsigned_abs(), cs.unsigned_abs());
-    // A unit stride (the usual layouts) needs no gcd: `g == 1`.
-    let g = if a == 1 || b == 1 { 1 } else { gcd(a, b) };
+    // A unit stride (the usual layouts) needs no gcd and no division: `g == 1`.
+    if a == 1 || b == 1 {
+        return b < rows && a < cols;
+    }
+    let g = gcd(a, b);
     b / g < rows && a / g < cols
 }
 
@@ -313,6 +334,76 @@ impl<T> fmt::Debug for MatMut<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bounds rule in i128, with no fast path: an overflow of i128 means a reach
+    /// beyond 2^126 elements, out of bounds of any slice.
+    fn in_bounds_wide(
+        len: usize,
+        offset: usize,
+        rows: usize,
+        cols: usize,
+        rs: isize,
+        cs: isize,
+    ) -> bool {
+        if rows == 0 || cols == 0 {
+            return true;
+        }
+        let reach = |n: usize, s: isize| (n as i128 - 1).checked_mul(s as i128);
+        let (Some(r), Some(c)) = (reach(rows, rs), reach(cols, cs)) else {
+            return false;
+        };
+        let lo = (offset as i128)
+            .checked_add(r.min(0))
+            .and_then(|l| l.checked_add(c.min(0)));
+        let hi = (offset as i128)
+            .checked_add(r.max(0))
+            .and_then(|h| h.checked_add(c.max(0)));
+        matches!((lo, hi), (Some(lo), Some(hi)) if lo >= 0 && hi < len as i128)
+    }
+
+    #[test]
+    fn reaches_that_overflow_i128_are_refused() {
+        // (2^64 - 2) * isize::MAX plus 6 * isize::MAX passes i128's range: a plain sum
+        // wrapped negative and accepted this view of an empty slice.
+        let empty: &[f64] = &[];
+        assert!(MatRef::new(empty, 0, 7, usize::MAX, isize::MAX, isize::MAX).is_none());
+        assert!(MatRef::new(empty, 0, usize::MAX, usize::MAX, isize::MIN, isize::MIN).is_none());
+        assert!(MatRef::new(empty, 0, usize::MAX, 2, isize::MAX, isize::MIN).is_none());
+    }
+
+    #[test]
+    fn in_bounds_fast_path_agrees_with_the_wide_rule() {
+        let big = [
+            0,
+            1,
+            2,
+            3,
+            7,
+            1 << 20,
+            usize::MAX / 4,
+            usize::MAX / 2,
+            usize::MAX - 1,
+            usize::MAX,
+        ];
+        let strides = [0, 1, 2, 5, -1, -3, isize::MAX / 2, isize::MAX, isize::MIN];
+        for &len in &[0, 1, 9, 100, usize::MAX] {
+            for &offset in &[0, 1, 8, 99, usize::MAX - 1] {
+                for &rows in &big {
+                    for &cols in &[0, 1, 2, 4, usize::MAX] {
+                        for &rs in &strides {
+                            for &cs in &[0, 1, 3, -1, isize::MAX] {
+                                assert_eq!(
+                                    in_bounds(len, offset, rows, cols, rs, cs),
+                                    in_bounds_wide(len, offset, rows, cols, rs, cs),
+                                    "{len} {offset} {rows}x{cols} ({rs}, {cs})"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// Brute force: do two distinct (i, j) hit the same address?
     fn overlaps_naive(rows: usize, cols: usize, rs: isize, cs: isize) -> bool {

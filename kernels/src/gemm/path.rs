@@ -129,6 +129,7 @@ pub(crate) fn threads(tuning: &Tuning, volume: usize, threads: usize) -> usize {
 /// The path of `C = alpha * A * B + beta * C` (`m x k` by `k x n`) on `threads`
 /// threads (as [`threads`] gives) with `kern`'s tier.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) fn choose<T: GemmElement>(
     kern: &Kernel<T>,
     tuning: &Tuning,
