@@ -106,7 +106,7 @@ fn svg_from_a_saved_run_has_one_series_per_engine() {
     assert_eq!(
         series,
         [
-            "FMA peak, 1 thread (measured)",
+            "FMA peak, 1 thread (fastest measured)",
             "NumPy (OpenBLAS), 1 thread",
             "faer, 1 thread",
             "ndsimd, 1 thread",
