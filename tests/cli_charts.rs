@@ -261,3 +261,21 @@ fn markdown_without_markers_is_refused() {
     );
     assert_eq!(std::fs::read_to_string(&doc).unwrap(), "# Perf\n");
 }
+
+/// `--compare` covers NumPy only; `bench --help` gives the command for the GEMM
+/// rows against the Rust peers and how their rows reach the charts.
+#[test]
+fn help_names_the_peers_command() {
+    let o = ndsimd(&["bench", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = text(&o.stdout);
+    for want in [
+        "cargo run --release --manifest-path benches/peers/Cargo.toml",
+        "PEERS_JSON=FILE",
+        "--svg <DIR>",
+        "--from <FILE>",
+        "--markdown <FILE>",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+}
