@@ -22,7 +22,9 @@
 //! only the cases whose key contains one of the comma-separated words: a product's
 //! key is `TYPE:MxKxN`, with `:bt` when B is stored transposed (`f64:512x512x512:bt`,
 //! `f32:1024x1024x1024`), the vector cases' `matvec` and `vdot`. `PEERS_ROUNDS=N`
-//! sets the rounds (default 7).
+//! sets the rounds (default 7). `PEERS_JSON=FILE` also appends each square
+//! product's GFLOP/s per library to FILE as JSON lines, which `ndsimd bench --from
+//! RUN --svg DIR` draws in its GEMM chart when appended to a saved `--json` run.
 //!
 //! The thread count comes from `NDSIMD_NUM_THREADS`; faer gets `Par::rayon(n)`,
 //! matrixmultiply reads `MATMUL_NUM_THREADS` itself, OpenBLAS `OPENBLAS_NUM_THREADS`
@@ -174,16 +176,49 @@ fn case<T>(
     };
     let (r, lo, hi) = paired(&t);
     let mb = if ob.is_some() { median(&mut t[3]) } else { 0.0 };
+    let (ours, faer_, nd) = (median(&mut t[0]), median(&mut t[1]), median(&mut t[2]));
+    let ty = std::any::type_name::<T>();
     println!(
-        "{:<4} {:>16} {:>2}T  ndsimd {:6.1}  openblas {:6.1}  faer {:6.1}  ndarray {:6.1}  vs best peer {r:.2} ({lo:.2}-{hi:.2})",
-        std::any::type_name::<T>(),
-        shape,
-        threads,
-        median(&mut t[0]),
-        mb,
-        median(&mut t[1]),
-        median(&mut t[2]),
+        "{ty:<4} {shape:>16} {threads:>2}T  ndsimd {ours:6.1}  openblas {mb:6.1}  faer {faer_:6.1}  ndarray {nd:6.1}  vs best peer {r:.2} ({lo:.2}-{hi:.2})",
     );
+    if m == k && k == n && !bt {
+        let mut rates = vec![
+            ("ndsimd (peers run)", ours),
+            ("faer", faer_),
+            ("ndarray", nd),
+        ];
+        if ob.is_some() {
+            rates.push(("OpenBLAS", mb));
+        }
+        save(&format!("matmul {ty}"), n, threads, &rates);
+    }
+}
+
+/// With `PEERS_JSON=FILE`: a square product's median GFLOP/s per library, appended
+/// to FILE one JSON object a line, named as `ndsimd bench --json` names its rows
+/// (`op` "matmul f64", `n` the side) plus `engine`. Appended to a saved
+/// `ndsimd bench --json` run, `ndsimd bench --from RUN --svg DIR` draws them in its
+/// GEMM chart.
+fn save(op: &str, n: usize, threads: usize, rates: &[(&str, f64)]) {
+    use std::io::Write;
+    let Ok(path) = std::env::var("PEERS_JSON") else {
+        return;
+    };
+    let mut lines = String::new();
+    for (engine, rate) in rates.iter().filter(|r| r.1.is_finite()) {
+        lines += &format!(
+            "{{\"engine\":\"{engine}\",\"op\":\"{op}\",\"n\":{n},\"threads\":{threads},\"rate\":{rate},\"rate_unit\":\"GFLOP/s\"}}\n"
+        );
+    }
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(lines.as_bytes()));
+    if let Err(e) = written {
+        eprintln!("PEERS_JSON={path}: {e}");
+        std::process::exit(2);
+    }
 }
 
 /// Small squares and batches of them (`count` products of `d x d`, row-major,
@@ -317,14 +352,16 @@ fn small_case(count: usize, d: usize, rounds: usize) {
     } else {
         format!("{count}x{d}²")
     };
+    let g: Vec<f64> = t.iter_mut().map(|v| median(v)).collect();
     println!(
         "f64  {shape:>16}  1T  ndsimd {:6.2}  faer {:6.2}  nano-gemm {:6.2}  gemm {:6.2}  ndarray {:6.2}  vs best peer {r:.2} ({lo:.2}-{hi:.2})",
-        median(&mut t[0]),
-        median(&mut t[1]),
-        median(&mut t[2]),
-        median(&mut t[3]),
-        median(&mut t[4]),
+        g[0], g[1], g[2], g[3], g[4],
     );
+    if count == 1 {
+        let names = ["ndsimd (peers run)", "faer", "nano-gemm", "gemm", "ndarray"];
+        let rates: Vec<(&str, f64)> = names.into_iter().zip(g).collect();
+        save("matmul f64", d, 1, &rates);
+    }
 }
 
 /// `rounds` rounds of one call of each of `libs` (in turns, the order reversed

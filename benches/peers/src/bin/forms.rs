@@ -25,8 +25,8 @@
 //! B is stored as its transpose (`N x K`, row-major: the product `a . b^T`); with
 //! `FORMS_F32=1` the operands are `f32`.
 use ndsimd::kernels::active_tier;
-use ndsimd_kernels::gemm::{gemm_tuned, GemmElement, MatMut, MatRef, Tuning};
 use ndsimd::{Array, Element};
+use ndsimd_kernels::gemm::{gemm_tuned, GemmElement, MatMut, MatRef, Tuning};
 
 #[path = "../timing.rs"]
 mod timing;

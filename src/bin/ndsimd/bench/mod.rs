@@ -16,11 +16,13 @@
 //! `--compare` adds NumPy, run through `python3`, interleaved in rounds
 //! ([`compare`]).
 
+mod charts;
 mod compare;
 mod gemm;
 mod math;
 mod pool;
 mod port;
+mod report;
 mod runner;
 mod scans;
 mod single;
@@ -36,6 +38,7 @@ use std::process::ExitCode;
 /// Time the kernels against this machine's limits, measured in the same run
 #[derive(clap::Args)]
 #[command(after_help = AFTER_HELP)]
+#[command(group = clap::ArgGroup::new("outputs").args(["svg", "markdown"]).multiple(true))]
 pub struct BenchArgs {
     /// Fewer samples (a few seconds instead of about a minute)
     #[arg(long)]
@@ -61,9 +64,23 @@ pub struct BenchArgs {
     /// Rounds of the --compare interleaving
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = crate::args::at_least_one)]
     pub rounds: usize,
-    /// Charts of the results (SVG) in DIR (not built yet: see issue 32)
-    #[arg(long, value_name = "DIR", hide = true)]
+    /// Also write charts of the results into DIR (created if missing): one SVG per
+    /// op family and an index.html showing them
+    #[arg(long, value_name = "DIR")]
     pub svg: Option<PathBuf>,
+    /// Draw --svg and --markdown from a saved `--json` run in FILE instead of
+    /// measuring (rows of benches/peers' PEERS_JSON may be appended to it)
+    #[arg(long, value_name = "FILE", requires = "outputs",
+          conflicts_with_all = ["compare", "json", "quick", "threads", "filter", "verbose"])]
+    pub from: Option<PathBuf>,
+    /// Rewrite the region of FILE (docs/perf.md) from its line starting with
+    /// '<!-- BEGIN ndsimd bench' to its line '<!-- END ndsimd bench -->' with the
+    /// run's tables (and the --svg charts); the rest of FILE is kept
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// A paragraph under the --markdown region's first line (the machine, its load)
+    #[arg(long, value_name = "TEXT", requires = "markdown")]
+    pub caption: Option<String>,
 }
 
 const AFTER_HELP: &str = "\
@@ -80,13 +97,65 @@ iter().map().collect(); 1 thread is the same call on one thread.
 div and sqrt are bound by the divide/sqrt unit's throughput, not by memory: their
 fraction of the copy bandwidth is low by nature.
 Every answer is checked before it is timed. Progress goes to stderr (a bar with an
-ETA on a terminal, a log line per row otherwise). NDSIMD_TIER caps the SIMD tier.";
+ETA on a terminal, a log line per row otherwise). NDSIMD_TIER caps the SIMD tier.
+
+--compare sets the rows against NumPy only. The matrix products against the Rust
+peers (faer, the gemm crate, ndarray) and OpenBLAS in one process are another
+program, which needs those crates built:
+  cargo run --release --manifest-path benches/peers/Cargo.toml
+With PEERS_JSON=FILE it appends its rows to FILE as JSON; appended to a saved
+--json run, `--svg DIR --from RUN` draws them in the GEMM chart.
+
+Charts and docs from a saved run, without measuring again:
+  ndsimd bench --quick --compare --json > run.json
+  ndsimd bench --from run.json --svg docs/charts --markdown docs/perf.md";
 
 pub fn main(args: &BenchArgs) -> ExitCode {
-    if args.svg.is_some() {
-        errln!("ndsimd bench: --svg is not built yet");
-        return ExitCode::from(2);
+    // The outputs are checked first: a bad DIR or FILE fails now, not after a
+    // minute of measuring.
+    if let Some(dir) = &args.svg {
+        if let Err(msg) = charts::prepare_dir(dir) {
+            errln!("ndsimd bench --svg: {msg}");
+            return ExitCode::from(2);
+        }
     }
+    if let Some(doc) = &args.markdown {
+        let checked = std::fs::read_to_string(doc)
+            .map_err(|e| format!("{}: {e}", doc.display()))
+            .and_then(|text| {
+                report::splice(&text, "")
+                    .map(drop)
+                    .map_err(|e| format!("{} {e}", doc.display()))
+            });
+        if let Err(msg) = checked {
+            errln!("ndsimd bench --markdown: {msg}");
+            return ExitCode::from(2);
+        }
+    }
+    let rows = match &args.from {
+        Some(file) => match report::load(file) {
+            Ok(rows) => rows,
+            Err(msg) => {
+                errln!("ndsimd bench --from: {msg}");
+                return ExitCode::from(2);
+            }
+        },
+        None => match measure(args) {
+            Ok(rows) => rows,
+            Err(code) => return code,
+        },
+    };
+    match outputs(args, &rows) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            errln!("ndsimd bench: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs the tables (printing them, or the --json rows); the rows measured.
+fn measure(args: &BenchArgs) -> Result<Vec<report::Saved>, ExitCode> {
     if let Some(n) = args.threads {
         ndsimd::set_num_threads(n);
     }
@@ -95,7 +164,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             Ok(np) => Some(np),
             Err(msg) => {
                 errln!("ndsimd bench --compare: {msg}");
-                return ExitCode::from(2);
+                return Err(ExitCode::from(2));
             }
         }
     } else {
@@ -106,13 +175,82 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     run_tables(&mut r);
     r.start();
     run_tables(&mut r);
-    match r.finish() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
-            errln!("ndsimd bench: {msg}");
-            ExitCode::from(2)
+    if let Err(msg) = r.finish() {
+        errln!("ndsimd bench: {msg}");
+        return Err(ExitCode::from(2));
+    }
+    if args.compare && !args.json {
+        outln!(
+            "GEMM against the Rust peers (faer, gemm, ndarray) and OpenBLAS in one process: \
+             cargo run --release --manifest-path benches/peers/Cargo.toml (see --help)."
+        );
+    }
+    // The rows as `--json` writes them, read back: one type for a run and a file.
+    Ok(r.rows()
+        .iter()
+        .filter_map(|row| serde_json::to_value(row).ok())
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect())
+}
+
+/// The command line that gives `args`' outputs, for the markdown region's header.
+fn command_line(args: &BenchArgs) -> String {
+    let mut c = String::from("ndsimd bench");
+    match &args.from {
+        Some(f) => c += &format!(" --from {}", f.display()),
+        None => {
+            for (on, flag) in [(args.quick, " --quick"), (args.compare, " --compare")] {
+                if on {
+                    c += flag;
+                }
+            }
         }
     }
+    if let Some(d) = &args.svg {
+        c += &format!(" --svg {}", d.display());
+    }
+    if let Some(m) = &args.markdown {
+        c += &format!(" --markdown {}", m.display());
+    }
+    c
+}
+
+/// Writes the --svg charts and the --markdown region.
+fn outputs(args: &BenchArgs, rows: &[report::Saved]) -> Result<(), String> {
+    let source = match &args.from {
+        Some(f) => f.display().to_string(),
+        None => "this run".to_string(),
+    };
+    let mut written = Vec::new();
+    if let Some(dir) = &args.svg {
+        let c = ndsimd_kernels::cache_info();
+        written = charts::write_all(dir, rows, (c.l1d, c.l2, c.l3), &source)?;
+        errln!(
+            "ndsimd bench: {} chart(s) in {}",
+            written.len(),
+            dir.join("index.html").display()
+        );
+    }
+    if let Some(doc) = &args.markdown {
+        let linked: Vec<(String, String)> = match &args.svg {
+            Some(dir) => {
+                let rel = charts::relative_to(doc, dir);
+                written
+                    .iter()
+                    .map(|(title, file)| (title.clone(), rel.join(file).display().to_string()))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let region = report::markdown(
+            rows,
+            args.caption.as_deref().unwrap_or(""),
+            &command_line(args),
+            &linked,
+        );
+        report::rewrite(doc, &region)?;
+    }
+    Ok(())
 }
 
 /// Every table, in order: one thread, the pool, products and scans on one thread and

@@ -411,6 +411,11 @@ impl Runner {
         }
     }
 
+    /// The rows measured so far.
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
     /// Clears the progress; prints the tables (unless --json). `Err`: the run
     /// stopped on an error.
     pub fn finish(&mut self) -> Result<(), String> {
