@@ -18,14 +18,6 @@ use ndsimd_kernels::{Table, UnaryOp};
 /// The bound every tier must meet, in ULPs of the exact result.
 const MAX_ULP: f64 = 1.0;
 
-/// The bound of `name`: [`MAX_ULP`], or 2 for the functions the issue allows it.
-fn max_ulp(name: &str) -> f64 {
-    match name {
-        "expm1" | "log1p" | "tanh" => 2.0,
-        _ => MAX_ULP,
-    }
-}
-
 /// What the tests need of an element type here.
 trait MathFloat: TestFloat {
     /// The oracle of `name`.
@@ -156,7 +148,7 @@ fn accuracy<T: MathFloat>(name: &str) {
             rows[i].2
         );
         assert!(
-            e <= max_ulp(name),
+            e <= MAX_ULP,
             "{name} {} {tier}: {e} ULP at x = {:?} ({:#x}): got {:?}, want {:?}",
             T::NAME,
             rows[i].0,
@@ -170,10 +162,7 @@ fn accuracy<T: MathFloat>(name: &str) {
             .iter()
             .map(|&(x, want, off)| ulp_error(T::oracle(name, x), want, off))
             .fold(0.0, f64::max);
-        assert!(
-            oracle_worst <= max_ulp(name),
-            "{name} oracle: {oracle_worst} ULP"
-        );
+        assert!(oracle_worst <= MAX_ULP, "{name} oracle: {oracle_worst} ULP");
     });
 }
 
@@ -228,32 +217,32 @@ fn log10_f32_within_one_ulp_at_every_tier() {
 }
 
 #[test]
-fn expm1_f64_within_two_ulp_at_every_tier() {
+fn expm1_f64_within_one_ulp_at_every_tier() {
     accuracy::<f64>("expm1");
 }
 
 #[test]
-fn expm1_f32_within_two_ulp_at_every_tier() {
+fn expm1_f32_within_one_ulp_at_every_tier() {
     accuracy::<f32>("expm1");
 }
 
 #[test]
-fn log1p_f64_within_two_ulp_at_every_tier() {
+fn log1p_f64_within_one_ulp_at_every_tier() {
     accuracy::<f64>("log1p");
 }
 
 #[test]
-fn log1p_f32_within_two_ulp_at_every_tier() {
+fn log1p_f32_within_one_ulp_at_every_tier() {
     accuracy::<f32>("log1p");
 }
 
 #[test]
-fn tanh_f64_within_two_ulp_at_every_tier() {
+fn tanh_f64_within_one_ulp_at_every_tier() {
     accuracy::<f64>("tanh");
 }
 
 #[test]
-fn tanh_f32_within_two_ulp_at_every_tier() {
+fn tanh_f32_within_one_ulp_at_every_tier() {
     accuracy::<f32>("tanh");
 }
 

@@ -11,7 +11,7 @@
 //! `e^x - 1 = (s - 1) + s (tail (1 + p) + rlo + p)` with `p = expm1(rhi)` exp's
 //! polynomial and `s - 1` split exactly (TwoSum) into `sm1 + err`. The result is
 //! at least 0.06 in magnitude, so the small terms' roundings are far below its
-//! ULP: within 0.6 ULP. `x < -64` is clamped to `-64` (the result is `-1`
+//! ULP: within 0.7 ULP. `x < -64` is clamped to `-64` (the result is `-1`
 //! either way); `x >= 700` and NaN take the oracle ([`exp_f64`] there, the `-1`
 //! being below its rounding).
 
@@ -19,7 +19,7 @@ use super::tables::*;
 use super::{exp_f32, exp_f64, horner, horner_v, patch, SHIFT_F32, SHIFT_F64};
 use crate::vector::{FloatVector, IntVector, Vector};
 
-/// `e^x - 1` for `f64` within 0.6 ULP (the module doc has the algorithm): NaN in,
+/// `e^x - 1` for `f64` within 0.7 ULP (the module doc has the algorithm): NaN in,
 /// NaN out; `+Inf` above `709.78`, `-1` for large negative `x`, `x` itself for
 /// tiny `x` (`-0` kept).
 ///
@@ -82,7 +82,7 @@ fn two_sum<T: crate::scalar::Arith>(a: T, b: T) -> (T, T) {
     (s, (a - (s - bb)) + (b - bb))
 }
 
-/// `e^x - 1` for `f32` within 0.6 ULP, [`expm1_f64`]'s algorithm in `f32`; `x < -32`
+/// `e^x - 1` for `f32` within 0.7 ULP, [`expm1_f64`]'s algorithm in `f32`; `x < -32`
 /// is clamped (the result is `-1`), `x >= 80` is [`exp_f32`].
 ///
 /// ```

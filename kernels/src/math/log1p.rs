@@ -10,14 +10,14 @@
 //! unrounded as `hi + lo` (`u` is at least 1/16 away from 1); `c/u` is folded into
 //! `lo` as `c 2^-k invc (1 - r)` (`u = 2^k z`, `1/z = invc/(1 + r)`, the dropped
 //! `r^2` below 2^-12 relative to a term under half an ULP) instead of a division.
-//! Within 0.6 ULP. NaN, `x <= -1` and `x > 2^1000` (`2^100` for `f32`, where
+//! Within 0.7 ULP. NaN, `x <= -1` and `x > 2^1000` (`2^100` for `f32`, where
 //! `2^-k` would leave the normal range) take the oracle: `-Inf` at `-1`, NaN below.
 
 use super::tables::*;
 use super::{horner, horner_v, log_hilo_f32, log_hilo_f64, patch};
 use crate::vector::{FloatVector, IntVector, Vector};
 
-/// `ln(1 + x)` for `f64` within 0.6 ULP (the module doc has the algorithm): NaN
+/// `ln(1 + x)` for `f64` within 0.7 ULP (the module doc has the algorithm): NaN
 /// for NaN and `x < -1`, `-Inf` at `-1`, `+Inf` for `+Inf`, `x` itself for tiny
 /// `x` (`-0` kept).
 ///
@@ -58,7 +58,7 @@ pub fn log1p_f64(x: f64) -> f64 {
     }
 }
 
-/// `ln(1 + x)` for `f32` within 0.6 ULP, [`log1p_f64`]'s algorithm in `f32`.
+/// `ln(1 + x)` for `f32` within 0.7 ULP, [`log1p_f64`]'s algorithm in `f32`.
 ///
 /// ```
 /// use ndsimd_kernels::math::log1p_f32;

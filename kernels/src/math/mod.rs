@@ -23,6 +23,10 @@
 //! (`|x - 1| < 1/16`, where the result is small and `r`'s rounding would show)
 //! `log(x) = log1p(x - 1)` with `x - 1` exact and a degree-12 polynomial.
 //!
+//! **expm1, log1p, tanh** (`expm1.rs`, `log1p.rs`, `tanh.rs`) build on these two
+//! reductions and stay accurate near 0 ([`expm1_f64`], [`log1p_f64`],
+//! [`tanh_f64`] have the algorithms).
+//!
 //! Every table entry and coefficient is in [`tables`], generated from its
 //! definition by `tools/gen_math_tables.py` (mpmath); a test checks the entries
 //! against their definitions.
