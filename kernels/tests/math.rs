@@ -554,7 +554,12 @@ fn speed() {
         let mut out = vec![T::ZERO; n];
         each_tier(|tier| {
             let t = T::table_for(tier).unwrap();
+            // SPEED_ONLY=expm1,tanh: only those functions.
+            let only = std::env::var("SPEED_ONLY").unwrap_or_default();
             for name in NAMES {
+                if !only.is_empty() && !only.split(',').any(|o| o == name) {
+                    continue;
+                }
                 let k = op(t, name);
                 let mut best = f64::MAX;
                 for _ in 0..20 {
