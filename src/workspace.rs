@@ -142,6 +142,9 @@ ws_unary! {
     exp2, exp2_into;
     log2, log2_into;
     log10, log10_into;
+    expm1, expm1_into;
+    log1p, log1p_into;
+    tanh, tanh_into;
 }
 
 macro_rules! ws_compare {

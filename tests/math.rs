@@ -1,5 +1,5 @@
-//! `exp`, `log`, `exp2`, `log2` and `log10` through the array API: every layout (transposed, sliced,
-//! reversed, padded), every form (allocating, `_into` a strided output, in place),
+//! `exp`, `log`, `exp2`, `log2`, `log10`, `expm1`, `log1p` and `tanh` through the
+//! array API: every layout (transposed, sliced, reversed, padded), every form (allocating, `_into` a strided output, in place),
 //! and long arrays cut over the pool, each bit-identical to the kernel run on the
 //! elements alone (an element's result depends on nothing but its value).
 
@@ -25,6 +25,9 @@ fn kernel(name: &str, xs: &[f64]) -> Vec<f64> {
         "log" => &t.log,
         "exp2" => &t.exp2,
         "log2" => &t.log2,
+        "expm1" => &t.expm1,
+        "log1p" => &t.log1p,
+        "tanh" => &t.tanh,
         _ => &t.log10,
     };
     let mut out = vec![0.0; xs.len()];
@@ -33,7 +36,9 @@ fn kernel(name: &str, xs: &[f64]) -> Vec<f64> {
 }
 
 /// The functions under test.
-const NAMES: [&str; 5] = ["exp", "log", "exp2", "log2", "log10"];
+const NAMES: [&str; 8] = [
+    "exp", "log", "exp2", "log2", "log10", "expm1", "log1p", "tanh",
+];
 
 /// The allocating form of `name`.
 fn alloc(name: &str, a: &ArrayBase<impl Data<Elem = f64>>) -> Array<f64> {
@@ -42,6 +47,9 @@ fn alloc(name: &str, a: &ArrayBase<impl Data<Elem = f64>>) -> Array<f64> {
         "log" => a.log(),
         "exp2" => a.exp2(),
         "log2" => a.log2(),
+        "expm1" => a.expm1(),
+        "log1p" => a.log1p(),
+        "tanh" => a.tanh(),
         _ => a.log10(),
     }
 }
@@ -57,6 +65,9 @@ fn into(
         "log" => a.log_into(out),
         "exp2" => a.exp2_into(out),
         "log2" => a.log2_into(out),
+        "expm1" => a.expm1_into(out),
+        "log1p" => a.log1p_into(out),
+        "tanh" => a.tanh_into(out),
         _ => a.log10_into(out),
     }
 }
@@ -68,6 +79,9 @@ fn assign(name: &str, a: &mut ArrayBase<impl DataMut<Elem = f64>>) {
         "log" => a.log_assign(),
         "exp2" => a.exp2_assign(),
         "log2" => a.log2_assign(),
+        "expm1" => a.expm1_assign(),
+        "log1p" => a.log1p_assign(),
+        "tanh" => a.tanh_assign(),
         _ => a.log10_assign(),
     }
 }
@@ -170,4 +184,24 @@ fn exp2_log2_log10_values() {
         Array::from_vec(vec![-1074.0, 1023.0]).exp2().to_vec(),
         [f64::from_bits(1), 2f64.powi(1023)]
     );
+}
+
+#[test]
+fn expm1_log1p_tanh_values() {
+    // Exact near 0 where exp(x) - 1 and log(1 + x) give 0; -0 kept; NumPy's edges.
+    let a = Array::from_vec(vec![1e-20, -0.0, f64::NEG_INFINITY, 1000.0, f64::NAN]);
+    let e = a.expm1().to_vec();
+    assert_eq!(e[..4], [1e-20, 0.0, -1.0, f64::INFINITY]);
+    assert!(e[1].is_sign_negative() && e[4].is_nan());
+    let l = a.log1p().to_vec();
+    assert_eq!(l[..2], [1e-20, 0.0]);
+    assert!(l[1].is_sign_negative() && l[2].is_nan() && l[4].is_nan());
+    let t = a.tanh().to_vec();
+    assert_eq!(t[..4], [1e-20, 0.0, -1.0, 1.0]);
+    assert!(t[1].is_sign_negative() && t[4].is_nan());
+    let b = Array::from_vec(vec![-1.0f32, -2.0, 1e-30, 9.5]);
+    assert_eq!(b.log1p().to_vec()[0], f32::NEG_INFINITY);
+    assert!(b.log1p().to_vec()[1].is_nan());
+    assert_eq!(b.expm1().to_vec()[2], 1e-30);
+    assert_eq!(b.tanh().to_vec()[2..], [1e-30, 1.0]);
 }

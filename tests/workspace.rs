@@ -84,6 +84,9 @@ fn every_workspace_op_matches_its_allocating_form_on_fresh_and_poisoned_memory()
             same(&tag("exp2"), &ws.exp2(&bt).unwrap().view(), &bt.exp2());
             same(&tag("log2"), &ws.log2(&bt).unwrap().view(), &bt.log2());
             same(&tag("log10"), &ws.log10(&bt).unwrap().view(), &bt.log10());
+            same(&tag("expm1"), &ws.expm1(&bt).unwrap().view(), &bt.expm1());
+            same(&tag("log1p"), &ws.log1p(&bt).unwrap().view(), &bt.log1p());
+            same(&tag("tanh"), &ws.tanh(&bt).unwrap().view(), &bt.tanh());
             for axis in [0isize, 1, -1] {
                 for keep in [false, true] {
                     let t = tag(&format!("axis {axis} keepdims {keep}"));

@@ -244,4 +244,20 @@ for (ty, fmt) in [("f64", fmt64), ("f32", fmt32)]:
         emit_const(f"{name}_{T}_SCALE_LO", ty, fmt(rnd(c - mp.mpf(hi))),
                    f"1 / ln {name[3:]} minus its rounded value, rounded.")
 
+# ------------------------------------------------------- expm1, log1p, tanh --
+# expm1 reuses exp's table and polynomial where |x| >= 1/16 (the result is then
+# far from 0, so exp's absolute error is small enough); below, a polynomial in x
+# itself: expm1(x) = x + x^2 * (c0 + c1 x + ...), x exact. log1p reuses log's
+# near-1 polynomial (in x) and table; tanh is built on expm1.
+for (ty, fmt, deg) in [("f64", fmt64, 7), ("f32", fmt32, 3)]:
+    rnd = f64 if ty == "f64" else f32
+    T = ty.upper()
+    R1 = mp.mpf(1) / 16 * mp.mpf("1.01")
+    g = lambda t: (mp.expm1(t) - t) / t**2
+    c = fit(g, -R1, R1, deg, rnd)
+    report(f"expm1 {ty} near-0 poly deg {deg + 2}",
+           max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R1, R1, lambda t: 1 / abs(t)))
+    emit_array(f"EXPM1_{T}_POLY", ty, [fmt(x) for x in c],
+               "expm1(x) = x + x^2 * (c0 + c1 x + ...) on |x| <= 1/16.")
+
 sys.stdout.write("\n".join(out).rstrip() + "\n")

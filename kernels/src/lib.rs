@@ -189,6 +189,15 @@ pub struct Table<T: 'static> {
     pub log2: UnaryOp<T>,
     /// `log10 x` within 1 ULP ([`math`]: as `log`)
     pub log10: UnaryOp<T>,
+    /// `e^x - 1` within 1 ULP, accurate near 0 ([`math::expm1_f64`]: `-1` for
+    /// large negative `x`, `+Inf` past overflow, `-0` kept; not bit-identical across tiers)
+    pub expm1: UnaryOp<T>,
+    /// `ln(1 + x)` within 1 ULP, accurate near 0 ([`math::log1p_f64`]: `-Inf` at
+    /// `-1`, NaN below, `-0` kept; not bit-identical across tiers)
+    pub log1p: UnaryOp<T>,
+    /// `tanh x` within 1 ULP ([`math::tanh_f64`]: `±1` past `|x|` of about 19
+    /// (`f64`) or 9 (`f32`), `-0` kept; not bit-identical across tiers)
+    pub tanh: UnaryOp<T>,
     /// NumPy's `maximum(x, y)`: `x` if `x` is NaN, else `x > y ? x : y` (so a NaN in
     /// either propagates, and equal values, `-0` and `+0` included, give `y`)
     pub maximum: BinaryOp<T>,

@@ -180,6 +180,9 @@ macro_rules! math_kernels {
             math_kernels!(@op $feature, $isa, exp2, $crate::math::EXP2);
             math_kernels!(@op $feature, $isa, log2, $crate::math::LOG2);
             math_kernels!(@op $feature, $isa, log10, $crate::math::LOG10);
+            math_kernels!(@op $feature, $isa, expm1, $crate::math::EXPM1);
+            math_kernels!(@op $feature, $isa, log1p, $crate::math::LOG1P);
+            math_kernels!(@op $feature, $isa, tanh, $crate::math::TANH);
         }
     };
     (@op $feature:literal, $isa:path, $op:ident, $id:path) => {
@@ -243,6 +246,9 @@ macro_rules! tier_tables {
             exp2: tier_tables!(@unary math_ops::exp2),
             log2: tier_tables!(@unary math_ops::log2),
             log10: tier_tables!(@unary math_ops::log10),
+            expm1: tier_tables!(@unary math_ops::expm1),
+            log1p: tier_tables!(@unary math_ops::log1p),
+            tanh: tier_tables!(@unary math_ops::tanh),
             maximum: tier_tables!(@binary maximum),
             minimum: tier_tables!(@binary minimum),
             fma,

@@ -1,5 +1,5 @@
-//! exp and log at every tier this host runs: accuracy against correctly rounded
-//! references (`data/math_*.txt`, from `data/gen_math_ref.py` with mpmath), the
+//! exp, log, exp2, log2, log10, expm1, log1p and tanh at every tier this host
+//! runs: accuracy against correctly rounded references (`data/math_*.txt`, from `data/gen_math_ref.py` with mpmath), the
 //! IEEE edges as NumPy has them, every length and alignment, and guard pages.
 //!
 //! The tiers need not agree bit for bit (the vector kernels fuse multiply-adds where
@@ -12,6 +12,7 @@ use ndsimd_kernels::math::{
     exp2_f32, exp2_f64, exp_f32, exp_f64, log10_f32, log10_f64, log2_f32, log2_f64, log_f32,
     log_f64,
 };
+use ndsimd_kernels::math::{expm1_f32, expm1_f64, log1p_f32, log1p_f64, tanh_f32, tanh_f64};
 use ndsimd_kernels::{Table, UnaryOp};
 
 /// The bound every tier must meet, in ULPs of the exact result.
@@ -33,6 +34,9 @@ impl MathFloat for f64 {
             "exp2" => exp2_f64(x),
             "log2" => log2_f64(x),
             "log10" => log10_f64(x),
+            "expm1" => expm1_f64(x),
+            "log1p" => log1p_f64(x),
+            "tanh" => tanh_f64(x),
             _ => unreachable!(),
         }
     }
@@ -51,6 +55,9 @@ impl MathFloat for f32 {
             "exp2" => exp2_f32(x),
             "log2" => log2_f32(x),
             "log10" => log10_f32(x),
+            "expm1" => expm1_f32(x),
+            "log1p" => log1p_f32(x),
+            "tanh" => tanh_f32(x),
             _ => unreachable!(),
         }
     }
@@ -67,6 +74,9 @@ fn op<'a, T>(t: &'a Table<T>, name: &str) -> &'a UnaryOp<T> {
         "exp2" => &t.exp2,
         "log2" => &t.log2,
         "log10" => &t.log10,
+        "expm1" => &t.expm1,
+        "log1p" => &t.log1p,
+        "tanh" => &t.tanh,
         _ => unreachable!(),
     }
 }
@@ -206,6 +216,41 @@ fn log10_f32_within_one_ulp_at_every_tier() {
     accuracy::<f32>("log10");
 }
 
+#[test]
+fn expm1_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("expm1");
+}
+
+#[test]
+fn expm1_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("expm1");
+}
+
+#[test]
+fn log1p_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("log1p");
+}
+
+#[test]
+fn log1p_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("log1p");
+}
+
+#[test]
+fn tanh_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("tanh");
+}
+
+#[test]
+fn tanh_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("tanh");
+}
+
+/// Every function of this file.
+const NAMES: [&str; 8] = [
+    "exp", "log", "exp2", "log2", "log10", "expm1", "log1p", "tanh",
+];
+
 /// NumPy's results at the edges, exactly (NaN: any NaN).
 fn edges<T: MathFloat>() {
     let inf = T::from_f64(f64::INFINITY);
@@ -301,6 +346,42 @@ fn edges<T: MathFloat>() {
     cases.push(("exp", T::from_f64(above), inf));
     cases.push(("exp", T::from_f64(sub), tiny));
     cases.push(("exp", T::from_f64(zero), T::ZERO));
+    // expm1, log1p, tanh: NumPy's edges; tiny inputs come back exactly (their
+    // square is below half an ULP of them), `-0` keeps its sign.
+    let f64_ = T::NAME == "f64";
+    let small = T::from_f64(if f64_ { 2f64.powi(-55) } else { 2f64.powi(-26) });
+    for name in ["expm1", "log1p", "tanh"] {
+        cases.extend([
+            (name, T::ZERO, T::ZERO),
+            (name, -T::ZERO, -T::ZERO),
+            (name, nan, nan),
+            (name, -nan, nan),
+            (name, tiny, tiny),
+            (name, -tiny, -tiny),
+            (name, small, small),
+            (name, -small, -small),
+        ]);
+    }
+    let one = T::ONE;
+    cases.extend([
+        ("expm1", inf, inf),
+        ("expm1", -inf, -one),
+        ("expm1", max, inf),
+        ("expm1", -max, -one),
+        ("expm1", T::from_f64(above), inf),
+        ("expm1", T::from_f64(if f64_ { -38.0 } else { -18.0 }), -one),
+        ("log1p", -one, -inf),
+        ("log1p", T::from_f64(-2.0), nan),
+        ("log1p", -inf, nan),
+        ("log1p", -max, nan),
+        ("log1p", inf, inf),
+        ("tanh", inf, one),
+        ("tanh", -inf, -one),
+        ("tanh", max, one),
+        ("tanh", -max, -one),
+        ("tanh", T::from_f64(if f64_ { 19.1 } else { 9.1 }), one),
+        ("tanh", T::from_f64(if f64_ { -19.1 } else { -9.1 }), -one),
+    ]);
     each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
         // Each case at every lane position of a vector and in the tail.
@@ -324,11 +405,13 @@ fn edges<T: MathFloat>() {
                 }
             }
         }
-        let f = T::oracle("exp", T::from_f64(below));
-        let mut out = [T::ZERO; 1];
-        (t.exp.map)(&[T::from_f64(below)], &mut out);
-        assert!(out[0].bits() == f.bits() || (out[0].to_f64() - f.to_f64()).abs() <= T::ulp(f));
-        assert!(out[0] <= big, "exp just below the threshold overflowed");
+        for name in ["exp", "expm1"] {
+            let f = T::oracle(name, T::from_f64(below));
+            let mut out = [T::ZERO; 1];
+            (op(t, name).map)(&[T::from_f64(below)], &mut out);
+            assert!(out[0].bits() == f.bits() || (out[0].to_f64() - f.to_f64()).abs() <= T::ulp(f));
+            assert!(out[0] <= big, "{name} just below the threshold overflowed");
+        }
     });
 }
 
@@ -347,10 +430,13 @@ fn input<T: MathFloat>(name: &str, rng: &mut XorShift) -> T {
         1 => T::random(rng),
         _ => {
             let u = (r >> 11) as f64 / (1u64 << 53) as f64;
-            T::from_f64(if name.starts_with("exp") {
-                200.0 * u - 100.0
-            } else {
-                100.0 * u
+            T::from_f64(match name {
+                // Both paths of the functions accurate near 0, mixed in a vector.
+                "expm1" | "log1p" | "tanh" if r & 1 == 0 => 0.2 * u - 0.1,
+                "log1p" => 3.0 * u - 1.0,
+                "tanh" => 50.0 * u - 25.0,
+                _ if name.starts_with("exp") => 200.0 * u - 100.0,
+                _ => 100.0 * u,
             })
         }
     }
@@ -362,7 +448,7 @@ fn lengths<T: MathFloat>() {
     let mut rng = XorShift(0x1234_5678_9abc_def1);
     each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
-        for name in ["exp", "log", "exp2", "log2", "log10"] {
+        for name in NAMES {
             let k = op(t, name);
             for len in 0..=MAX_LEN {
                 for skew in 0..W.min(8) {
@@ -430,7 +516,7 @@ fn fenced<T: MathFloat + common::fenced::AnyBits>() {
     let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
     each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
-        for name in ["exp", "log", "exp2", "log2", "log10"] {
+        for name in NAMES {
             let k = op(t, name);
             for len in 0..=MAX_LEN {
                 for pin in PLACES {
@@ -468,7 +554,12 @@ fn speed() {
         let mut out = vec![T::ZERO; n];
         each_tier(|tier| {
             let t = T::table_for(tier).unwrap();
-            for name in ["exp", "log", "exp2", "log2", "log10"] {
+            // SPEED_ONLY=expm1,tanh: only those functions.
+            let only = std::env::var("SPEED_ONLY").unwrap_or_default();
+            for name in NAMES {
+                if !only.is_empty() && !only.split(',').any(|o| o == name) {
+                    continue;
+                }
                 let k = op(t, name);
                 let mut best = f64::MAX;
                 for _ in 0..20 {

@@ -23,6 +23,10 @@
 //! (`|x - 1| < 1/16`, where the result is small and `r`'s rounding would show)
 //! `log(x) = log1p(x - 1)` with `x - 1` exact and a degree-12 polynomial.
 //!
+//! **expm1, log1p, tanh** (`expm1.rs`, `log1p.rs`, `tanh.rs`) build on these two
+//! reductions and stay accurate near 0 ([`expm1_f64`], [`log1p_f64`],
+//! [`tanh_f64`] have the algorithms).
+//!
 //! Every table entry and coefficient is in [`tables`], generated from its
 //! definition by `tools/gen_math_tables.py` (mpmath); a test checks the entries
 //! against their definitions.
@@ -37,6 +41,13 @@ mod tables;
 
 use crate::vector::{Element, FloatVector, IntVector, Isa, Vector, MAX_LANES};
 use tables::*;
+
+mod expm1;
+mod log1p;
+mod tanh;
+pub use expm1::{expm1_f32, expm1_f64};
+pub use log1p::{log1p_f32, log1p_f64};
+pub use tanh::{tanh_f32, tanh_f64};
 
 /// `1.5 * 2^52`: adding it to a value of magnitude below `2^51` rounds that value
 /// to an integer, which lands in the low bits of the sum.
@@ -431,6 +442,12 @@ pub(crate) const EXP2: u8 = 2;
 pub(crate) const LOG2: u8 = 3;
 /// See [`EXP`].
 pub(crate) const LOG10: u8 = 4;
+/// See [`EXP`] (this module's files `expm1.rs`, `log1p.rs`, `tanh.rs`; ids from 10).
+pub(crate) const EXPM1: u8 = 10;
+/// See [`EXP`].
+pub(crate) const LOG1P: u8 = 11;
+/// See [`EXP`].
+pub(crate) const TANH: u8 = 12;
 
 /// The element types with exp/log kernels: the oracles and the vector kernels.
 pub trait Math: Element + crate::scalar::Arith {
@@ -718,6 +735,9 @@ impl Math for f64 {
             EXP2 => exp2_f64(x),
             LOG2 => log2_f64(x),
             LOG10 => log10_f64(x),
+            EXPM1 => expm1_f64(x),
+            LOG1P => log1p_f64(x),
+            TANH => tanh_f64(x),
             _ => log_f64(x),
         }
     }
@@ -728,6 +748,9 @@ impl Math for f64 {
             match OP {
                 EXP => exp_v64::<_, false>(x),
                 EXP2 => exp_v64::<_, true>(x),
+                EXPM1 => expm1::expm1_v64(x),
+                LOG1P => log1p::log1p_v64(x),
+                TANH => tanh::tanh_v64(x),
                 _ => log_v64::<_, OP>(x),
             }
         }
@@ -743,6 +766,9 @@ impl Math for f32 {
             EXP2 => exp2_f32(x),
             LOG2 => log2_f32(x),
             LOG10 => log10_f32(x),
+            EXPM1 => expm1_f32(x),
+            LOG1P => log1p_f32(x),
+            TANH => tanh_f32(x),
             _ => log_f32(x),
         }
     }
@@ -753,6 +779,9 @@ impl Math for f32 {
             match OP {
                 EXP => exp_v32::<_, false>(x),
                 EXP2 => exp_v32::<_, true>(x),
+                EXPM1 => expm1::expm1_v32(x),
+                LOG1P => log1p::log1p_v32(x),
+                TANH => tanh::tanh_v32(x),
                 _ => log_v32::<_, OP>(x),
             }
         }
@@ -826,6 +855,9 @@ pub(crate) mod oracle {
     oracle_op!(exp2, crate::math::EXP2);
     oracle_op!(log2, crate::math::LOG2);
     oracle_op!(log10, crate::math::LOG10);
+    oracle_op!(expm1, crate::math::EXPM1);
+    oracle_op!(log1p, crate::math::LOG1P);
+    oracle_op!(tanh, crate::math::TANH);
 }
 
 #[cfg(test)]

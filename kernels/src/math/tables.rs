@@ -480,3 +480,23 @@ pub(crate) const LOG10_F32_SCALE_HI: f32 = f32::from_bits(0x3ede5bd9);
 
 /// 1 / ln 10 minus its rounded value, rounded.
 pub(crate) const LOG10_F32_SCALE_LO: f32 = f32::from_bits(0xb22d91af);
+
+/// expm1(x) = x + x^2 * (c0 + c1 x + ...) on |x| <= 1/16.
+pub(crate) static EXPM1_F64_POLY: [f64; 8] = [
+    f64::from_bits(0x3fe0000000000000),
+    f64::from_bits(0x3fc5555555555555),
+    f64::from_bits(0x3fa555555555572d),
+    f64::from_bits(0x3f8111111111315b),
+    f64::from_bits(0x3f56c16c1566d572),
+    f64::from_bits(0x3f2a01a00baafd5b),
+    f64::from_bits(0x3efa0231aaa74c50),
+    f64::from_bits(0x3ec720018d3d29b0),
+];
+
+/// expm1(x) = x + x^2 * (c0 + c1 x + ...) on |x| <= 1/16.
+pub(crate) static EXPM1_F32_POLY: [f32; 4] = [
+    f32::from_bits(0x3f000000),
+    f32::from_bits(0x3e2aaaab),
+    f32::from_bits(0x3d2aaf81),
+    f32::from_bits(0x3c088529),
+];

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Reference values for the exp, log, exp2, log2 and log10 accuracy tests (kernels/tests/math.rs).
+"""Reference values for the exp, log, exp2, log2, log10, expm1, log1p and tanh accuracy
+tests (kernels/tests/math.rs).
 
     python3 kernels/tests/data/gen_math_ref.py    # rewrites kernels/tests/data/math_*.txt
+    python3 kernels/tests/data/gen_math_ref.py expm1 tanh   # only those functions' files
 
 One file per function and type, one point per line: the input's bits, the
 correctly rounded result's bits (hex), and the exact result minus the rounded
@@ -15,6 +17,7 @@ and the special values. Deterministic (a fixed seed).
 import os
 import random
 import struct
+import sys
 
 import mpmath as mp
 
@@ -75,6 +78,12 @@ def exact(fn, x):
         return mp.log(x, 2)
     if fn == "log10":
         return mp.log10(x)
+    if fn == "expm1":
+        return mp.expm1(x)
+    if fn == "log1p":
+        return mp.log1p(x)
+    if fn == "tanh":
+        return mp.tanh(x)
     raise ValueError(fn)
 
 
@@ -89,6 +98,20 @@ def special_result(fn, x):
             return float("inf")
         if x < -2000:
             return 0.0
+    if fn == "expm1":
+        if x > 2000:
+            return float("inf")
+        if x < -2000:
+            return -1.0
+    if fn == "tanh" and abs(x) > 2000:
+        return 1.0 if x > 0 else -1.0
+    if fn == "log1p":
+        if x == -1:
+            return -float("inf")
+        if x < -1:
+            return float("nan")
+        if x == float("inf"):
+            return x
     if fn in ("log", "log2", "log10"):
         if x == 0:
             return -float("inf")
@@ -115,6 +138,8 @@ def points(fn, ty, rng, n=20000):
     prec, emin, emax = TYPES[ty][:3]
     bw = TYPES[ty][5] * 4
     xs = specials(ty)
+    if fn in ("expm1", "log1p", "tanh"):
+        return points_near_zero(fn, ty, rng, xs, n)
     if fn in ("exp", "exp2"):
         # The overflow, underflow and subnormal thresholds (in log base e or 2).
         base = 2 if fn == "exp2" else mp.e
@@ -144,11 +169,51 @@ def points(fn, ty, rng, n=20000):
     return [rnd(ty, x) for x in xs]
 
 
+def points_near_zero(fn, ty, rng, xs, n):
+    """Points of the functions accurate near 0 (expm1, log1p, tanh): dense near 0
+    (both signs, down to the subnormals), around the switch between the near-0
+    polynomial and the table path (|x| = 1/16), near the saturation, overflow and
+    pole thresholds, uniform over the domain, and random bit patterns."""
+    prec, emin, emax = TYPES[ty][:3]
+    bw = TYPES[ty][5] * 4
+    top = to_bits(ty, float("inf"))
+    sgn = lambda: rng.choice([-1, 1])
+    xs += [sgn() * 10 ** rng.uniform(-30 if ty == "f64" else -20, 0) for _ in range(5000)]
+    xs += [sgn() * from_bits(ty, rng.randrange(1, 1 << (prec - 1))) for _ in range(800)]
+    xs += [sgn() * (0.0625 + rng.uniform(-1, 1) * 10 ** rng.uniform(-10, -1)) for _ in range(1500)]
+    if fn == "expm1":
+        over = float(mp.log(mp.mpf(2) ** (emax + 1)))
+        sat = float(mp.log(mp.mpf(2) ** -(prec + 1)))  # e^x below half an ULP of 1
+        xs += [over + rng.uniform(-1, 1) * 10 ** rng.uniform(-8, 0) for _ in range(1500)]
+        xs += [sat + rng.uniform(-1, 1) * 10 ** rng.uniform(-6, 0) for _ in range(1000)]
+        xs += [rng.uniform(sat - 10, over + 1) for _ in range(5000)]
+        xs += [rng.uniform(-3, 3) for _ in range(2000)]
+    elif fn == "log1p":
+        xs += [-1 + 10 ** rng.uniform(-15 if ty == "f64" else -7, 0) for _ in range(1500)]
+        xs += [from_bits(ty, rng.randrange(1, top)) for _ in range(4000)]
+        xs += [rng.uniform(-1, 3) for _ in range(4000)]
+        xs += [rng.uniform(0, 1000) for _ in range(1000)]
+        xs += [-rng.uniform(1, 10) for _ in range(200)]
+    else:
+        sat = float(mp.atanh(1 - mp.mpf(2) ** -(prec + 1)))  # tanh above 1 - ulp/2
+        xs += [sgn() * (sat + rng.uniform(-1, 1) * 10 ** rng.uniform(-6, 0)) for _ in range(1500)]
+        xs += [rng.uniform(-25, 25) for _ in range(5000)]
+        xs += [rng.uniform(-3, 3) for _ in range(2500)]
+    xs += [from_bits(ty, rng.randrange(0, 1 << bw)) for _ in range(max(0, n - len(xs)) + 500)]
+    return [rnd(ty, x) for x in xs]
+
+
 def main():
     rng = random.Random(20260428)
     # New functions go last: the shared generator keeps earlier files unchanged.
-    for fn in ("exp", "log", "exp2", "log2", "log10"):
+    only = sys.argv[1:]
+    for fn in ("exp", "log", "exp2", "log2", "log10", "expm1", "log1p", "tanh"):
         for ty in ("f64", "f32"):
+            if only and fn not in only:
+                # The points are drawn anyway, so the stream (and every file) is
+                # the same with or without a selection.
+                points(fn, ty, rng)
+                continue
             hexw = TYPES[ty][5]
             lines = []
             for x in points(fn, ty, rng):

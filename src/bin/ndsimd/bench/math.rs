@@ -5,6 +5,9 @@
 //! (axis 1, `f64`) against a per-row loop of max, `f64::exp`, sum and divide, and
 //! under `--compare` against NumPy's
 //! `e = np.exp(x - x.max(1, keepdims=True)); e / e.sum(1, keepdims=True)`.
+//! `expm1`, `log1p` and `tanh` into a preallocated output (`f64` at both sizes,
+//! `f32` at 4Mi) against Rust's `exp_m1`, `ln_1p` and `tanh` loops, and under
+//! `--compare` NumPy's `np.expm1`, `np.log1p`, `np.tanh`.
 
 use super::runner::Runner;
 use super::*;
@@ -93,6 +96,7 @@ pub fn math(r: &mut Runner) {
         );
     }
     softmax(r);
+    near_zero_family(r);
 }
 
 /// The side of the `softmax` row's square matrix.
@@ -140,4 +144,84 @@ fn softmax(r: &mut Runner) {
             black_box(&mut *scratch);
         },
     );
+}
+
+/// The rows of `expm1`, `log1p` and `tanh` (see the module doc).
+fn near_zero_family(r: &mut Runner) {
+    type Un = (&'static str, fn(f64) -> f64);
+    let uns: [Un; 3] = [
+        ("expm1_into", f64::exp_m1),
+        ("log1p_into", f64::ln_1p),
+        ("tanh_into", f64::tanh),
+    ];
+    let call = |name: &str, a: &Array<f64>, out: &mut Array<f64>| match name {
+        "expm1_into" => a.expm1_into(out),
+        "log1p_into" => a.log1p_into(out),
+        _ => a.tanh_into(out),
+    };
+    for &n in &F64_SIZES {
+        let a = fresh(data(n, 1));
+        let sa = a.as_slice().unwrap();
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
+        for (name, f) in uns {
+            if !r.wants(name) {
+                continue;
+            }
+            call(name, &a, &mut out).unwrap();
+            let want: Vec<f64> = sa.iter().map(|&x| f(x)).collect();
+            close(out.as_slice().unwrap(), &want, f64::EPSILON, name);
+            r.row(
+                name,
+                n,
+                16 * n,
+                "std loop",
+                &mut || call(name, &a, black_box(&mut out)).unwrap(),
+                &mut || {
+                    for (o, &x) in scratch.iter_mut().zip(sa) {
+                        *o = f(x);
+                    }
+                    black_box(&mut *scratch);
+                },
+            );
+        }
+    }
+    type Un32 = (&'static str, fn(f32) -> f32);
+    let uns32: [Un32; 3] = [
+        ("f32 expm1_into", f32::exp_m1),
+        ("f32 log1p_into", f32::ln_1p),
+        ("f32 tanh_into", f32::tanh),
+    ];
+    let n = F32_SIZE;
+    let a: Array<f32> = fresh(data(n, 1).iter().map(|&x| x as f32).collect());
+    let sa = a.as_slice().unwrap();
+    let mut out = Array::<f32>::zeros(&[n]);
+    let mut scratch = Scratch(fresh(vec![0.0f32; n]));
+    for (name, f) in uns32 {
+        if !r.wants(name) {
+            continue;
+        }
+        let run = |out: &mut Array<f32>| match name {
+            "f32 expm1_into" => a.expm1_into(out),
+            "f32 log1p_into" => a.log1p_into(out),
+            _ => a.tanh_into(out),
+        };
+        run(&mut out).unwrap();
+        let got: Vec<f64> = out.iter().map(|&x| x as f64).collect();
+        let want: Vec<f64> = sa.iter().map(|&x| f(x) as f64).collect();
+        close(&got, &want, f32::EPSILON as f64, name);
+        r.row(
+            name,
+            n,
+            8 * n,
+            "std loop",
+            &mut || run(black_box(&mut out)).unwrap(),
+            &mut || {
+                for (o, &x) in scratch.iter_mut().zip(sa) {
+                    *o = f(x);
+                }
+                black_box(&mut *scratch);
+            },
+        );
+    }
 }
