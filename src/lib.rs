@@ -45,7 +45,9 @@ mod views;
 mod workspace;
 
 pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, MAX_NDIM};
-pub use element::{DType, Element};
+#[doc(hidden)]
+pub use element::{CastValue, NumOps};
+pub use element::{DType, Element, IntElement, Numeric, Reduce};
 pub use error::{Error, Result};
 pub use info::{info, Info};
 pub use ndsimd_kernels::pool::{num_threads, set_num_threads, with_threads};
