@@ -17,7 +17,7 @@ pub(crate) mod operand;
 pub(crate) mod reduce;
 pub(crate) mod select;
 mod softmax;
-mod sort;
+pub(crate) mod sort;
 pub(crate) mod split;
 mod stats;
 
