@@ -74,16 +74,16 @@ fn main() -> Res {
     let label = p.argmax_axis(1, false)?;
     let label_l = logits.argmax_axis(1, false)?;
     let mut counts = vec![0usize; k];
-    for &c in label.as_slice() {
-        counts[c] += 1;
+    for &c in label.iter() {
+        counts[c as usize] += 1;
     }
     println!(
         "argmax: shape {:?}, first 8 {:?}, per class {counts:?}",
         label.shape(),
-        &label.as_slice()[..8]
+        &label.to_vec()[..8]
     );
     // Softmax keeps the order within a row: the same argmax as the logits.
-    assert_eq!(label.as_slice(), label_l.as_slice());
+    assert_eq!(label, label_l);
     assert_eq!(counts.iter().sum::<usize>(), n);
 
     // np.save(path, p); q = np.load(path)

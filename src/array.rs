@@ -2,7 +2,7 @@
 
 use crate::dim::{c_strides, size_of_shape, Dim, Strides};
 use crate::error::{span_bytes, Error, Result, MAX_ALLOC_BYTES};
-use crate::{DType, Element};
+use crate::{DType, Element, Numeric};
 use ndsimd_kernels::mem::{self, Aligned};
 
 /// The most axes an array may have (NumPy's limit).
@@ -321,7 +321,7 @@ impl<T: DType> Array<T> {
     }
 }
 
-impl<T: Element> Array<T> {
+impl<T: DType> Array<T> {
     /// An array of zeros, or the error of [`try_from_elem`](Self::try_from_elem).
     ///
     /// ```
@@ -331,19 +331,22 @@ impl<T: Element> Array<T> {
     /// assert!(err.to_string().starts_with("array is too big: shape [1099511627776, 1099511627776]"));
     /// ```
     pub fn try_zeros(shape: &[usize]) -> Result<Self> {
-        Self::try_from_elem(shape, T::zero())
+        Self::try_from_elem(shape, T::default())
     }
 
-    /// An array of zeros. Panics as [`from_elem`](Self::from_elem) does.
+    /// An array of zeros (`false` for `bool`). Panics as [`from_elem`](Self::from_elem) does.
     ///
     /// ```
     /// let a = ndsimd::Array::<f64>::zeros(&[2, 0, 3]);
     /// assert_eq!(a.len(), 0);
+    /// assert_eq!(ndsimd::Array::<i64>::zeros(&[2]).to_vec(), vec![0, 0]);
     /// ```
     pub fn zeros(shape: &[usize]) -> Self {
         or_panic(Self::try_zeros(shape))
     }
+}
 
+impl<T: Numeric> Array<T> {
     /// An array of ones, or the error of [`try_from_elem`](Self::try_from_elem).
     ///
     /// ```
@@ -351,7 +354,7 @@ impl<T: Element> Array<T> {
     /// assert_eq!(a.to_vec(), vec![1.0, 1.0]);
     /// ```
     pub fn try_ones(shape: &[usize]) -> Result<Self> {
-        Self::try_from_elem(shape, T::one())
+        Self::try_from_elem(shape, T::NUM_ONE)
     }
 
     /// An array of ones. Panics as [`from_elem`](Self::from_elem) does.
@@ -359,11 +362,14 @@ impl<T: Element> Array<T> {
     /// ```
     /// let a = ndsimd::Array::<f32>::ones(&[2]);
     /// assert_eq!(a.to_vec(), vec![1.0, 1.0]);
+    /// assert_eq!(ndsimd::Array::<u8>::ones(&[2]).to_vec(), vec![1, 1]);
     /// ```
     pub fn ones(shape: &[usize]) -> Self {
         or_panic(Self::try_ones(shape))
     }
+}
 
+impl<T: Element> Array<T> {
     /// NumPy's `arange`: `start, start + step, ...` while below `stop` (above it
     /// for a negative step). The length is `ceil((stop - start) / step)`, as NumPy.
     ///

@@ -1,7 +1,12 @@
-//! The element types: `f32` and `f64`.
+//! The element types: `f32`, `f64`, `i32`, `i64`, `u8` and `bool`, and the traits
+//! that say what each can do ([`DType`], [`Numeric`], [`Element`], [`IntElement`],
+//! [`Reduce`]).
 
+use crate::array::{ArrayBase, Data};
+use crate::error::Result;
 use ndsimd_kernels::gemm::{BatchMut, BatchRef, MatMut, MatRef};
-use ndsimd_kernels::KernelElement;
+use ndsimd_kernels::scalar::int::IntArith;
+use ndsimd_kernels::{BinaryOp, CmpOp, IntKernelElement, KernelElement};
 use num_traits::{Float, FromPrimitive};
 use std::fmt::{Debug, Display, LowerExp};
 
@@ -10,11 +15,16 @@ mod sealed {
     impl Sealed for f32 {}
     impl Sealed for f64 {}
     impl Sealed for bool {}
+    impl Sealed for i32 {}
+    impl Sealed for i64 {}
+    impl Sealed for u8 {}
 }
 
-/// Any type an array can hold: `f32`, `f64` and `bool` (comparison results).
-/// Sealed. Layout operations (views, slicing, reshape, iteration, printing) work
-/// for every `DType`; arithmetic needs [`Element`].
+/// Any type an array can hold: `f32`, `f64`, `i32`, `i64`, `u8` and `bool`.
+/// Sealed. Layout operations (views, slicing, reshape, iteration, printing, `.npy`,
+/// [`astype`](crate::ArrayBase::astype)) work for every `DType`; `+ - *` and the
+/// comparisons need [`Numeric`], the float operations [`Element`], integer
+/// division [`IntElement`].
 ///
 /// ```
 /// use ndsimd::{Array, DType};
@@ -46,6 +56,26 @@ pub trait DType:
     #[doc(hidden)]
     /// How a 0-D array prints with `Display` (NumPy's `str`).
     fn format_scalar(self) -> String;
+    #[doc(hidden)]
+    /// The value for [`astype`](crate::ArrayBase::astype).
+    fn to_cast(self) -> CastValue;
+    #[doc(hidden)]
+    /// The value of `v` as this type, by NumPy's casting rules (see `astype`).
+    fn from_cast(v: CastValue) -> Self;
+}
+
+/// A value on its way from one element type to another in
+/// [`astype`](crate::ArrayBase::astype): every element type's values fit one of these
+/// exactly.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CastValue {
+    /// A float (`f32` widens exactly).
+    F(f64),
+    /// An integer (`i32` and `u8` widen exactly).
+    I(i64),
+    /// A boolean.
+    B(bool),
 }
 
 impl DType for bool {
@@ -62,9 +92,20 @@ impl DType for bool {
     fn format_scalar(self) -> String {
         if self { "True" } else { "False" }.to_string()
     }
+    fn to_cast(self) -> CastValue {
+        CastValue::B(self)
+    }
+    fn from_cast(v: CastValue) -> bool {
+        match v {
+            // NaN is true, as in NumPy (`bool(nan)`).
+            CastValue::F(x) => x != 0.0,
+            CastValue::I(i) => i != 0,
+            CastValue::B(b) => b,
+        }
+    }
 }
 
-/// An array element type. Sealed: implemented for `f32` and `f64`, each with its own
+/// A float element type. Sealed: implemented for `f32` and `f64`, each with its own
 /// kernel table.
 ///
 /// ```
@@ -74,7 +115,8 @@ impl DType for bool {
 /// assert_eq!(total(&[1.0f32, 2.0]), 3.0);
 /// ```
 pub trait Element:
-    DType
+    Numeric
+    + Reduce<Acc = Self>
     + Float
     + FromPrimitive
     + KernelElement
@@ -136,6 +178,35 @@ macro_rules! float_dtype {
                 // NumPy's str of a 0-D float array is Python's float str ("5.0").
                 format!("{self:?}")
             }
+            fn to_cast(self) -> CastValue {
+                CastValue::F(self as f64)
+            }
+            fn from_cast(v: CastValue) -> $t {
+                match v {
+                    CastValue::F(x) => x as $t,
+                    // One rounding, to nearest (NumPy's and C's).
+                    CastValue::I(i) => i as $t,
+                    CastValue::B(b) => u8::from(b) as $t,
+                }
+            }
+        }
+        impl Numeric for $t {
+            const NUM_ONE: $t = 1.0;
+            #[inline]
+            fn num_ops() -> NumOps<$t> {
+                let t = <$t as KernelElement>::table();
+                NumOps {
+                    add: &t.add,
+                    sub: &t.sub,
+                    mul: &t.mul,
+                    eq: &t.eq,
+                    ne: &t.ne,
+                    lt: &t.lt,
+                    le: &t.le,
+                    gt: &t.gt,
+                    ge: &t.ge,
+                }
+            }
         }
         impl Element for $t {
             fn gemm(
@@ -173,3 +244,191 @@ macro_rules! float_dtype {
 }
 float_dtype!(f32, "float32");
 float_dtype!(f64, "float64");
+
+/// The element types with arithmetic: `f32`, `f64`, `i32`, `i64` and `u8`. Sealed.
+///
+/// `+`, `-`, `*` (methods `add`, `sub`, `mul`, their `_into` and `try_*_assign`
+/// forms, and the operators) and the comparisons (`equal`, `less`, ...) work for
+/// every `Numeric` type with NumPy's broadcasting. Integer arithmetic wraps on
+/// overflow, as NumPy's does (NumPy does not even warn for arrays).
+///
+/// ```
+/// use ndsimd::Array;
+/// let a = Array::from_vec(vec![i32::MAX, 2, -3]);
+/// assert_eq!((&a + 1).to_vec(), vec![i32::MIN, 3, -2]);
+/// assert_eq!(a.less(0).unwrap().to_vec(), vec![false, false, true]);
+/// ```
+pub trait Numeric:
+    DType
+    + PartialOrd
+    + Reduce
+    // Any bit pattern is a value: results may be written into recycled memory.
+    + ndsimd_kernels::arena::AnyBits
+{
+    #[doc(hidden)]
+    /// `1` of this type.
+    const NUM_ONE: Self;
+    #[doc(hidden)]
+    /// The elementwise kernels of the active tier.
+    fn num_ops() -> NumOps<Self>;
+}
+
+/// The elementwise kernels every [`Numeric`] type has, at the active tier.
+#[doc(hidden)]
+pub struct NumOps<T: 'static> {
+    pub add: &'static BinaryOp<T>,
+    pub sub: &'static BinaryOp<T>,
+    pub mul: &'static BinaryOp<T>,
+    pub eq: &'static CmpOp<T>,
+    pub ne: &'static CmpOp<T>,
+    pub lt: &'static CmpOp<T>,
+    pub le: &'static CmpOp<T>,
+    pub gt: &'static CmpOp<T>,
+    pub ge: &'static CmpOp<T>,
+}
+
+/// An integer element type: `i32`, `i64` or `u8`. Sealed.
+///
+/// Beyond [`Numeric`]: [`floor_div`](crate::ArrayBase::floor_div) and
+/// [`rem`](crate::ArrayBase::rem) with NumPy's sign rules, and the reductions
+/// of [`Reduce`] accumulating in 64 bits.
+///
+/// ```
+/// fn widest<T: ndsimd::IntElement>(xs: &[T]) -> Option<T> {
+///     xs.iter().copied().max()
+/// }
+/// assert_eq!(widest(&[3u8, 200, 7]), Some(200));
+/// ```
+pub trait IntElement:
+    Numeric + Reduce<Acc = i64> + Ord + Eq + std::hash::Hash + Display + IntKernelElement + IntArith
+{
+    /// The smallest value.
+    const MIN: Self;
+    /// The largest value.
+    const MAX: Self;
+    #[doc(hidden)]
+    /// NumPy's `x // y`: see [`floor_div`](crate::ArrayBase::floor_div).
+    fn floor_div_one(self, y: Self) -> Self;
+    #[doc(hidden)]
+    /// NumPy's `x % y`: see [`rem`](crate::ArrayBase::rem).
+    fn rem_one(self, y: Self) -> Self;
+}
+
+macro_rules! int_dtype {
+    ($t:ty, $name:literal, signed = $signed:literal) => {
+        impl DType for $t {
+            const DTYPE: &'static str = $name;
+            fn format_all(vals: &[$t]) -> Vec<String> {
+                // NumPy right-aligns integers to the widest: `[  1 -20   3]`.
+                let words: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+                let w = words.iter().map(|s| s.len()).max().unwrap_or(0);
+                words.into_iter().map(|s| format!("{s:>w$}")).collect()
+            }
+            fn is_zero_bits(self) -> bool {
+                self == 0
+            }
+            fn format_scalar(self) -> String {
+                self.to_string()
+            }
+            fn to_cast(self) -> CastValue {
+                CastValue::I(self as i64)
+            }
+            fn from_cast(v: CastValue) -> $t {
+                match v {
+                    // Truncation toward zero; Rust's `as` saturates out-of-range values
+                    // and maps NaN to 0, where NumPy's result is undefined.
+                    CastValue::F(x) => x as $t,
+                    // Two's complement wrapping, as NumPy (C) casts.
+                    CastValue::I(i) => i as $t,
+                    CastValue::B(b) => <$t>::from(b),
+                }
+            }
+        }
+        impl Numeric for $t {
+            const NUM_ONE: $t = 1;
+            #[inline]
+            fn num_ops() -> NumOps<$t> {
+                let t = <$t as IntKernelElement>::int_table();
+                NumOps {
+                    add: &t.add,
+                    sub: &t.sub,
+                    mul: &t.mul,
+                    eq: &t.eq,
+                    ne: &t.ne,
+                    lt: &t.lt,
+                    le: &t.le,
+                    gt: &t.gt,
+                    ge: &t.ge,
+                }
+            }
+        }
+        impl IntElement for $t {
+            const MIN: $t = <$t>::MIN;
+            const MAX: $t = <$t>::MAX;
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn floor_div_one(self, y: $t) -> $t {
+                if y == 0 {
+                    return 0;
+                }
+                if $signed && y == (0 as $t).wrapping_sub(1) {
+                    // `MIN // -1` overflows: NumPy's result is `MIN` (it wraps).
+                    return (0 as $t).wrapping_sub(self);
+                }
+                let q = self / y;
+                if self % y != 0 && ((self < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
+            }
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn rem_one(self, y: $t) -> $t {
+                if y == 0 || ($signed && y == (0 as $t).wrapping_sub(1)) {
+                    return 0;
+                }
+                let r = self % y;
+                if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
+                }
+            }
+        }
+    };
+}
+int_dtype!(i32, "int32", signed = true);
+int_dtype!(i64, "int64", signed = true);
+int_dtype!(u8, "uint8", signed = false);
+
+/// The element types with whole-array reductions: every [`DType`]. Sealed.
+///
+/// `sum` and `prod` return [`Acc`](Reduce::Acc): the element type for floats, and
+/// `i64` for the integers and `bool` (NumPy accumulates integers in 64 bits on Linux;
+/// the sum of a `bool` array counts the `true`s). `max`, `min`, `argmax` and `argmin`
+/// return the element type and an index.
+///
+/// ```
+/// use ndsimd::Array;
+/// let a = Array::from_vec(vec![i32::MAX, i32::MAX]);
+/// assert_eq!(a.sum(), 2 * i32::MAX as i64);  // no overflow in 64 bits
+/// assert_eq!(Array::from_vec(vec![true, false, true]).sum(), 2);
+/// assert_eq!(Array::from_vec(vec![3u8, 9, 9]).argmax().unwrap(), 1);
+/// ```
+pub trait Reduce: DType {
+    /// What `sum` and `prod` return.
+    type Acc: DType;
+    #[doc(hidden)]
+    fn sum_of<S: Data<Elem = Self>>(a: &ArrayBase<S>) -> Self::Acc;
+    #[doc(hidden)]
+    fn prod_of<S: Data<Elem = Self>>(a: &ArrayBase<S>) -> Self::Acc;
+    #[doc(hidden)]
+    fn max_of<S: Data<Elem = Self>>(a: &ArrayBase<S>) -> Result<Self>;
+    #[doc(hidden)]
+    fn min_of<S: Data<Elem = Self>>(a: &ArrayBase<S>) -> Result<Self>;
+    #[doc(hidden)]
+    fn argmax_of<S: Data<Elem = Self>>(a: &ArrayBase<S>) -> Result<usize>;
+    #[doc(hidden)]
+    fn argmin_of<S: Data<Elem = Self>>(a: &ArrayBase<S>) -> Result<usize>;
+}

@@ -298,7 +298,7 @@ impl<S: Data> fmt::Debug for ArrayBase<S> {
         let v = self.view();
         let dtype = <S::Elem as DType>::DTYPE;
         // NumPy names the dtype unless it is the default for its literals.
-        let show_dtype = dtype != "float64" && dtype != "bool";
+        let show_dtype = !matches!(dtype, "float64" | "int64" | "bool");
         if v.is_empty() {
             if v.ndim() == 1 {
                 return write!(f, "array([], dtype={dtype})");

@@ -45,11 +45,12 @@ mod views;
 mod workspace;
 
 pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, MAX_NDIM};
-pub use element::{DType, Element};
+#[doc(hidden)]
+pub use element::{CastValue, NumOps};
+pub use element::{DType, Element, IntElement, Numeric, Reduce};
 pub use error::{Error, Result};
 pub use info::{info, Info};
 pub use ndsimd_kernels::pool::{num_threads, set_num_threads, with_threads};
-pub use ops::axis::IndexArray;
 pub use ops::closures::IterMut;
 pub use ops::manip::{concatenate, hstack, stack, vstack};
 pub use ops::select::where_;

@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 
-use ndsimd::{s, Array, IndexArray, NewAxis, Workspace};
+use ndsimd::{s, Array, NewAxis, Workspace};
 
 struct Counting;
 
@@ -160,7 +160,7 @@ fn chains(failures: &mut Vec<String>) {
     let (mut t1, mut t2, mut t3, mut t4, mut t5, mut t6) = (z(), z(), z(), z(), z(), z());
     let mut r1 = Array::<f64>::zeros(&[64]);
     let mut r2 = Array::<f64>::zeros(&[64, 1]);
-    let mut idx = IndexArray::zeros(&[64]);
+    let mut idx = Array::<i64>::zeros(&[64]);
     let mut flags = Array::<bool>::from_elem(&[64, 64], false);
     let mut total = 0.0;
     check(

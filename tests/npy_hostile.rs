@@ -269,12 +269,15 @@ fn rows() -> Vec<Row> {
 }
 
 /// `from_bytes` of a file with `row`'s header and `data`, as each of our types.
-fn read_as_each(row: &Row, data: &[u8]) -> [io::Result<String>; 3] {
+fn read_as_each(row: &Row, data: &[u8]) -> [io::Result<String>; 6] {
     let bytes = npy_file(&header(&row.descr, &row.shape), data);
     [
         npy::from_bytes::<f64>(&bytes).map(|a| format!("f64 {:?} {:?}", a.shape(), a.to_vec())),
         npy::from_bytes::<f32>(&bytes).map(|a| format!("f32 {:?} {:?}", a.shape(), a.to_vec())),
         npy::from_bytes::<bool>(&bytes).map(|a| format!("bool {:?} {:?}", a.shape(), a.to_vec())),
+        npy::from_bytes::<i64>(&bytes).map(|a| format!("i64 {:?} {:?}", a.shape(), a.to_vec())),
+        npy::from_bytes::<i32>(&bytes).map(|a| format!("i32 {:?} {:?}", a.shape(), a.to_vec())),
+        npy::from_bytes::<u8>(&bytes).map(|a| format!("u8 {:?} {:?}", a.shape(), a.to_vec())),
     ]
 }
 
@@ -327,6 +330,11 @@ fn header_spellings_match_numpy() {
                         "<f4" => data.extend_from_slice(&(i as f32).to_le_bytes()),
                         ">f4" => data.extend_from_slice(&(i as f32).to_be_bytes()),
                         "|b1" => data.push(u8::from(i != 0)),
+                        "<i8" => data.extend_from_slice(&(i as i64).to_le_bytes()),
+                        ">i8" => data.extend_from_slice(&(i as i64).to_be_bytes()),
+                        "<i4" => data.extend_from_slice(&(i as i32).to_le_bytes()),
+                        ">i4" => data.extend_from_slice(&(i as i32).to_be_bytes()),
+                        "|u1" => data.push(i as u8),
                         _ => panic!("{at}: unknown dtype {dtype}"),
                     }
                 }
@@ -339,15 +347,25 @@ fn header_spellings_match_numpy() {
                         "f32 {dims:?} {:?}",
                         (0..n).map(|i| i as f32).collect::<Vec<_>>()
                     ),
+                    "<i8" | ">i8" => {
+                        format!("i64 {dims:?} {:?}", (0..n as i64).collect::<Vec<_>>())
+                    }
+                    "<i4" | ">i4" => {
+                        format!("i32 {dims:?} {:?}", (0..n as i32).collect::<Vec<_>>())
+                    }
+                    "|u1" => format!("u8 {dims:?} {:?}", (0..n as u8).collect::<Vec<_>>()),
                     _ => format!(
                         "bool {dims:?} {:?}",
                         (0..n).map(|i| i != 0).collect::<Vec<_>>()
                     ),
                 };
-                let [f8, f4, b1] = read_as_each(row, &data);
+                let [f8, f4, b1, i8, i4, u1] = read_as_each(row, &data);
                 let got = match dtype {
                     "<f8" | ">f8" => f8,
                     "<f4" | ">f4" => f4,
+                    "<i8" | ">i8" => i8,
+                    "<i4" | ">i4" => i4,
+                    "|u1" => u1,
                     _ => b1,
                 };
                 match got {

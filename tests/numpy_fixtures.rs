@@ -1235,11 +1235,11 @@ fn run_axis<T: NpyElement + Element>(c: &[&str]) -> R {
                         ));
                     }
                     let w = w.to_vec();
-                    match (0..w.len()).find(|&i| g.as_slice()[i] as f64 != w[i]) {
+                    match (0..w.len()).find(|&i| g.as_slice().unwrap()[i] as f64 != w[i]) {
                         None => Ok(()),
                         Some(i) => Err(format!(
                             "{what}: index {} at flat position {i}, NumPy {}",
-                            g.as_slice()[i],
+                            g.as_slice().unwrap()[i],
                             w[i]
                         )),
                     }

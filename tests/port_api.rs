@@ -125,7 +125,7 @@ fn var_is_accurate_far_from_zero() {
 }
 
 /// NumPy's stable order by comparisons: NaN last, `-0.0 == 0.0`, ties in input order.
-fn reference_argsort(v: &[f64]) -> Vec<usize> {
+fn reference_argsort(v: &[f64]) -> Vec<i64> {
     let mut i: Vec<usize> = (0..v.len()).collect();
     i.sort_by(|&a, &b| match (v[a].is_nan(), v[b].is_nan()) {
         (true, true) => std::cmp::Ordering::Equal,
@@ -133,7 +133,7 @@ fn reference_argsort(v: &[f64]) -> Vec<usize> {
         (false, true) => std::cmp::Ordering::Less,
         _ => v[a].partial_cmp(&v[b]).unwrap(),
     });
-    i
+    i.into_iter().map(|k| k as i64).collect()
 }
 
 #[test]
@@ -185,7 +185,7 @@ fn long_lanes_argsort_as_the_comparison_order() {
                 let col: Vec<f64> = (0..2).map(|r| v[r * n / 2 + c]).collect();
                 let want = reference_argsort(&col);
                 assert_eq!(
-                    [by0.get(&[0, c]).unwrap(), by0.get(&[1, c]).unwrap()],
+                    [*by0.get(&[0, c]).unwrap(), *by0.get(&[1, c]).unwrap()],
                     [want[0], want[1]]
                 );
             }
@@ -194,7 +194,7 @@ fn long_lanes_argsort_as_the_comparison_order() {
             for r in 0..2 {
                 let row: Vec<f64> = v[r * n / 2..(r + 1) * n / 2].to_vec();
                 let want = reference_argsort(&row);
-                let got: Vec<usize> = (0..n / 2).map(|k| by_row.get(&[k, r]).unwrap()).collect();
+                let got: Vec<i64> = (0..n / 2).map(|k| *by_row.get(&[k, r]).unwrap()).collect();
                 assert_eq!(got, want, "axis 0 of the transpose, n={n}");
             }
         }

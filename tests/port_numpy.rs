@@ -18,9 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use ndsimd::npy::{self, NpyElement};
-use ndsimd::{
-    concatenate, hstack, stack, vstack, where_, Array, ArrayView, Element, IndexArray, SliceArg,
-};
+use ndsimd::{concatenate, hstack, stack, vstack, where_, Array, ArrayView, Element, SliceArg};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/port")
@@ -95,11 +93,8 @@ fn arr<T: Element>(a: &ndsimd::ArrayBase<impl ndsimd::Data<Elem = T>>) -> (Vec<u
     )
 }
 
-fn idx(a: &IndexArray) -> (Vec<usize>, Vec<f64>) {
-    (
-        a.shape().to_vec(),
-        a.as_slice().iter().map(|&i| i as f64).collect(),
-    )
+fn idx(a: &Array<i64>) -> (Vec<usize>, Vec<f64>) {
+    (a.shape().to_vec(), a.iter().map(|&i| i as f64).collect())
 }
 
 fn run<T: Element + NpyElement>(

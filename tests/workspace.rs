@@ -6,7 +6,7 @@
 mod common;
 
 use common::{same_f64, Rng};
-use ndsimd::{s, Array, ArrayView, IndexArray, Workspace};
+use ndsimd::{s, Array, ArrayView, Workspace};
 
 fn data(rng: &mut Rng, shape: &[usize]) -> Array<f64> {
     let n = shape.iter().product();
@@ -280,7 +280,7 @@ fn into_forms_match_the_allocating_forms_with_any_output_layout() {
                 &out.view(),
                 &a.mean_axis(axis, keep).unwrap(),
             );
-            let mut i = IndexArray::zeros(want.shape());
+            let mut i = Array::<i64>::zeros(want.shape());
             a.argmax_axis_into(axis, keep, &mut i).unwrap();
             assert_eq!(i, a.argmax_axis(axis, keep).unwrap());
             a.argmin_axis_into(axis, keep, &mut i).unwrap();
@@ -322,7 +322,7 @@ fn into_forms_refuse_a_wrong_output_naming_both_shapes() {
         a.mean_axis_into(1, true, &mut out).unwrap_err().to_string(),
         msg
     );
-    let mut i = IndexArray::zeros(&[4]);
+    let mut i = Array::<i64>::zeros(&[4]);
     assert_eq!(
         a.argmax_axis_into(1, false, &mut i)
             .unwrap_err()

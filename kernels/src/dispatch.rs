@@ -1,7 +1,7 @@
 //! CPU tier detection (once), the `NDSIMD_TIER` cap, and the kernel tables.
 
 use crate::{ceiling::Ceilings, gemm::table::Kernel};
-use crate::{scalar, ByteTable, KernelElement, Table};
+use crate::{scalar, ByteTable, IntKernelElement, IntTable, KernelElement, Table};
 use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -132,6 +132,9 @@ fn supported(tier: Tier) -> bool {
 pub(crate) struct TierKernels {
     pub(crate) f32: &'static Table<f32>,
     pub(crate) f64: &'static Table<f64>,
+    pub(crate) i32: &'static IntTable<i32>,
+    pub(crate) i64: &'static IntTable<i64>,
+    pub(crate) u8: &'static IntTable<u8>,
     pub(crate) bytes: &'static ByteTable,
     pub(crate) gemm_f32: &'static Kernel<f32>,
     pub(crate) gemm_f64: &'static Kernel<f64>,
@@ -340,6 +343,25 @@ macro_rules! kernel_element {
 
 kernel_element!(f32, F32, f32);
 kernel_element!(f64, F64, f64);
+
+/// One `IntKernelElement` impl per integer type, as `kernel_element!`.
+macro_rules! int_kernel_element {
+    ($t:ty, $table:ident, $field:ident) => {
+        impl IntKernelElement for $t {
+            fn int_table() -> &'static IntTable<$t> {
+                static T: OnceLock<&'static IntTable<$t>> = OnceLock::new();
+                T.get_or_init(|| Self::int_table_for(active_tier()).unwrap_or(&scalar::$table))
+            }
+            fn int_table_for(tier: Tier) -> Option<&'static IntTable<$t>> {
+                kernels_for(tier).map(|k| k.$field)
+            }
+        }
+    };
+}
+
+int_kernel_element!(i32, I32, i32);
+int_kernel_element!(i64, I64, i64);
+int_kernel_element!(u8, U8, u8);
 
 #[cfg(test)]
 mod tests {

@@ -237,6 +237,33 @@ pub struct Table<T: 'static> {
     pub dot: fn(a: &[T], b: &[T]) -> T,
 }
 
+/// The integer kernels of one element type (`i32`, `i64`, `u8`) at one tier, all
+/// bit-identical to [`scalar::int`] (integer arithmetic has no rounding to differ in).
+pub struct IntTable<T: 'static> {
+    /// The tier these kernels were compiled for.
+    pub tier: Tier,
+    /// `x + y`, wrapping (NumPy's overflow rule)
+    pub add: BinaryOp<T>,
+    /// `x - y`, wrapping
+    pub sub: BinaryOp<T>,
+    /// `x * y`, wrapping
+    pub mul: BinaryOp<T>,
+    /// `==`
+    pub eq: CmpOp<T>,
+    /// `!=`
+    pub ne: CmpOp<T>,
+    /// `<`
+    pub lt: CmpOp<T>,
+    /// `<=`
+    pub le: CmpOp<T>,
+    /// `>`
+    pub gt: CmpOp<T>,
+    /// `>=`
+    pub ge: CmpOp<T>,
+    /// The sum in 64 bits, wrapping on `i64` overflow ([`scalar::int::sum`]); `0` when empty
+    pub sum: fn(a: &[T]) -> i64,
+}
+
 /// The byte and word kernels of the file scan, at one tier.
 pub struct ByteTable {
     /// The tier these kernels were compiled for.
@@ -263,4 +290,25 @@ pub trait KernelElement: Copy + Send + Sync + 'static + sealed::Sealed {
     /// The table for a given tier, or `None` when this architecture has no such tier
     /// or this CPU lacks it (so holding a table proves its features are present).
     fn table_for(tier: Tier) -> Option<&'static Table<Self>>;
+}
+
+mod int_sealed {
+    pub trait Sealed {}
+    impl Sealed for i32 {}
+    impl Sealed for i64 {}
+    impl Sealed for u8 {}
+}
+
+/// Integer element types that have kernel tables: `i32`, `i64` and `u8`.
+///
+/// ```
+/// use ndsimd_kernels::IntKernelElement;
+/// assert_eq!((i64::int_table().sum)(&[i64::MAX, 1]), i64::MIN); // wraps in 64 bits
+/// ```
+pub trait IntKernelElement: Copy + Send + Sync + 'static + int_sealed::Sealed {
+    /// The table for the active tier (resolved once, then one load per call).
+    fn int_table() -> &'static IntTable<Self>;
+    /// The table for a given tier, or `None` when this architecture has no such tier
+    /// or this CPU lacks it (as [`KernelElement::table_for`]).
+    fn int_table_for(tier: Tier) -> Option<&'static IntTable<Self>>;
 }

@@ -19,10 +19,14 @@
 /// to call from code without the feature; the outer function is that safe wrapper.
 macro_rules! autovec_kernel {
     ($feature:literal, $oracle:path => $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
+        autovec_kernel!(@ $crate::scalar::Arith; $feature, $oracle => $name($($arg: $ty),*) $(-> $ret)?);
+    };
+    // `$Arith`: the oracle's element trait.
+    (@ $Arith:path; $feature:literal, $oracle:path => $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
         #[doc = concat!("`", stringify!($oracle), "` compiled with `", $feature, "`.")]
-        pub fn $name<T: $crate::scalar::Arith>($($arg: $ty),*) $(-> $ret)? {
+        pub fn $name<T: $Arith>($($arg: $ty),*) $(-> $ret)? {
             #[target_feature(enable = $feature)]
-            fn with_feature<T: $crate::scalar::Arith>($($arg: $ty),*) $(-> $ret)? {
+            fn with_feature<T: $Arith>($($arg: $ty),*) $(-> $ret)? {
                 $oracle($($arg),*)
             }
             // SAFETY: reachable only through a table handed out when the CPU has this
@@ -267,17 +271,17 @@ macro_rules! tier_tables {
             dot,
         }
     };
-    (@binary $op:ident) => {
+    (@binary $($op:ident)::+) => {
         $crate::BinaryOp {
-            vv: $op::vv,
-            vs: $op::vs,
-            sv: $op::sv,
-            vv_uninit: $crate::WritesAll($op::vv_uninit),
-            vs_uninit: $crate::WritesAll($op::vs_uninit),
-            sv_uninit: $crate::WritesAll($op::sv_uninit),
-            assign_vv: $op::assign_vv,
-            assign_vv4: $op::assign_vv4,
-            assign_vs: $op::assign_vs,
+            vv: $($op)::+::vv,
+            vs: $($op)::+::vs,
+            sv: $($op)::+::sv,
+            vv_uninit: $crate::WritesAll($($op)::+::vv_uninit),
+            vs_uninit: $crate::WritesAll($($op)::+::vs_uninit),
+            sv_uninit: $crate::WritesAll($($op)::+::sv_uninit),
+            assign_vv: $($op)::+::assign_vv,
+            assign_vv4: $($op)::+::assign_vv4,
+            assign_vs: $($op)::+::assign_vs,
         }
     };
     (@unary $($op:ident)::+) => {
@@ -287,10 +291,74 @@ macro_rules! tier_tables {
             assign: $($op)::+::assign,
         }
     };
-    (@cmp $op:ident) => {
+    (@cmp $($op:ident)::+) => {
         $crate::CmpOp {
-            vv: $op::vv,
-            vs: $op::vs,
+            vv: $($op)::+::vv,
+            vs: $($op)::+::vs,
+        }
+    };
+}
+
+/// `int_ops`: the integer kernels of a tier (modules `add`, `sub`, `mul`, `eq`, …,
+/// `ge` and the function `sum`): the [`crate::scalar::int`] oracles compiled with the
+/// tier's features, which LLVM vectorises (wrapping integer arithmetic is
+/// associative, so the sum's vector lanes give the oracle's bits), and the tables
+/// `I32`, `I64` and `U8` over them.
+macro_rules! int_kernels {
+    ($feature:literal, $tier:expr) => {
+        /// The integer kernels of this tier (autovectorised `scalar::int`).
+        pub mod int_ops {
+            int_kernels!(@binary $feature; add, sub, mul);
+            int_kernels!(@cmp $feature; eq, ne, lt, le, gt, ge);
+            autovec_kernel!(@ $crate::scalar::int::IntArith; $feature, $crate::scalar::int::sum => sum(a: &[T]) -> i64);
+        }
+        int_kernels!(@statics $tier);
+    };
+    // The tables over the `int_ops` in scope.
+    (@statics $tier:expr) => {
+        /// The `i32` kernels of this tier.
+        pub static I32: $crate::IntTable<i32> = int_kernels!(@table $tier);
+        /// The `i64` kernels of this tier.
+        pub static I64: $crate::IntTable<i64> = int_kernels!(@table $tier);
+        /// The `u8` kernels of this tier.
+        pub static U8: $crate::IntTable<u8> = int_kernels!(@table $tier);
+    };
+    (@binary $feature:literal; $($op:ident),+) => {$(
+        #[doc = concat!("`", stringify!($op), "` kernels of this tier (autovectorised).")]
+        pub mod $op {
+            use $crate::scalar::int;
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::vv => vv(a: &[T], b: &[T], out: &mut [T]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::vs => vs(a: &[T], s: T, out: &mut [T]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::sv => sv(s: T, b: &[T], out: &mut [T]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::vv_uninit => vv_uninit(a: &[T], b: &[T], out: &mut [core::mem::MaybeUninit<T>]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::vs_uninit => vs_uninit(a: &[T], s: T, out: &mut [core::mem::MaybeUninit<T>]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::sv_uninit => sv_uninit(s: T, b: &[T], out: &mut [core::mem::MaybeUninit<T>]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::assign_vv => assign_vv(acc: &mut [T], b: &[T]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::assign_vv4 => assign_vv4(acc: &mut [T], b: [&[T]; 4]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::assign_vs => assign_vs(acc: &mut [T], s: T));
+        }
+    )+};
+    (@cmp $feature:literal; $($op:ident),+) => {$(
+        #[doc = concat!("`", stringify!($op), "` kernels of this tier (autovectorised).")]
+        pub mod $op {
+            use $crate::scalar::int;
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::vv => vv(a: &[T], b: &[T], out: &mut [bool]));
+            autovec_kernel!(@ int::IntArith; $feature, int::$op::vs => vs(a: &[T], s: T, out: &mut [bool]));
+        }
+    )+};
+    (@table $tier:expr) => {
+        $crate::IntTable {
+            tier: $tier,
+            add: tier_tables!(@binary int_ops::add),
+            sub: tier_tables!(@binary int_ops::sub),
+            mul: tier_tables!(@binary int_ops::mul),
+            eq: tier_tables!(@cmp int_ops::eq),
+            ne: tier_tables!(@cmp int_ops::ne),
+            lt: tier_tables!(@cmp int_ops::lt),
+            le: tier_tables!(@cmp int_ops::le),
+            gt: tier_tables!(@cmp int_ops::gt),
+            ge: tier_tables!(@cmp int_ops::ge),
+            sum: int_ops::sum,
         }
     };
 }
@@ -304,6 +372,9 @@ macro_rules! tier_kernels {
         pub(crate) static KERNELS: $crate::dispatch::TierKernels = $crate::dispatch::TierKernels {
             f32: &F32,
             f64: &F64,
+            i32: &I32,
+            i64: &I64,
+            u8: &U8,
             bytes: &BYTES,
             gemm_f32: &$crate::gemm::$tier::F32,
             gemm_f64: &$crate::gemm::$tier::F64,

@@ -1,7 +1,8 @@
 //! Tier detection, the `NDSIMD_TIER` cap, and which tables `table_for` hands out.
 
 use ndsimd_kernels::{
-    active_tier, arch_tiers, available_tiers, detected_tier, KernelElement, Table, Tier,
+    active_tier, arch_tiers, available_tiers, detected_tier, IntKernelElement, IntTable,
+    KernelElement, Table, Tier,
 };
 
 #[test]
@@ -47,10 +48,25 @@ fn check_tables<T: KernelElement>() {
     assert_eq!(T::table().tier, active_tier());
 }
 
+fn check_int_tables<T: IntKernelElement>() {
+    for t in Tier::ALL {
+        let expected = arch_tiers().contains(&t) && t <= detected_tier();
+        let table: Option<&IntTable<T>> = T::int_table_for(t);
+        assert_eq!(table.is_some(), expected, "int_table_for({t})");
+        if let Some(table) = table {
+            assert_eq!(table.tier, t);
+        }
+    }
+    assert_eq!(T::int_table().tier, active_tier());
+}
+
 #[test]
 fn table_for_gives_exactly_the_supported_tiers() {
     check_tables::<f32>();
     check_tables::<f64>();
+    check_int_tables::<i32>();
+    check_int_tables::<i64>();
+    check_int_tables::<u8>();
 }
 
 #[test]

@@ -74,7 +74,7 @@ pub(super) fn split_header(bytes: &[u8]) -> io::Result<(Header, &[u8])> {
 }
 
 /// The descr NumPy reads `descr` as, if it is one of ours ('<f8', '>f8', '<f4',
-/// '>f4', '|b1'): every spelling `np.load` accepts for them (NumPy 2.4, whose
+/// '>f4', '<i4', '>i4', '<i8', '>i8', '|u1', '|b1'): every spelling `np.load` accepts for them (NumPy 2.4, whose
 /// `np.dtype` reads a missing, `=` or `|` byte order as the machine's).
 pub(super) fn canonical_descr(descr: &str) -> Option<&'static str> {
     let native = |le, be| if cfg!(target_endian = "big") { be } else { le };
@@ -89,6 +89,34 @@ pub(super) fn canonical_descr(descr: &str) -> Option<&'static str> {
         "=f4" | "|f4" | "f4" | "=f" | "|f" | "f" | "float32" | "single" => native("<f4", ">f4"),
         "|b1" | "<b1" | ">b1" | "=b1" | "b1" | "?" | "|?" | "<?" | ">?" | "=?" | "bool"
         | "bool_" => "|b1",
+        "<i4" | "<i" => "<i4",
+        ">i4" | ">i" => ">i4",
+        "=i4" | "|i4" | "i4" | "=i" | "|i" | "i" | "int32" | "intc" => native("<i4", ">i4"),
+        "<i8" | "<q" => "<i8",
+        ">i8" | ">q" => ">i8",
+        "=i8" | "|i8" | "i8" | "=q" | "|q" | "q" | "int64" | "longlong" => native("<i8", ">i8"),
+        "|u1" | "<u1" | ">u1" | "=u1" | "u1" | "B" | "|B" | "<B" | ">B" | "=B" | "uint8"
+        | "ubyte" => "|u1",
+        // C `long` and `intp` (NumPy's default integer): their size is the platform's.
+        "<l" | ">l" | "=l" | "|l" | "l" | "long" | "<p" | ">p" | "=p" | "|p" | "p" | "intp"
+        | "int" | "int_" => {
+            let size = if matches!(descr.trim_start_matches(['<', '>', '=', '|']), "l" | "long") {
+                std::mem::size_of::<std::ffi::c_long>()
+            } else {
+                std::mem::size_of::<usize>()
+            };
+            let little = match descr.as_bytes()[0] {
+                b'<' => true,
+                b'>' => false,
+                _ => cfg!(target_endian = "little"),
+            };
+            match (size, little) {
+                (8, true) => "<i8",
+                (8, false) => ">i8",
+                (_, true) => "<i4",
+                (_, false) => ">i4",
+            }
+        }
         _ => return None,
     })
 }
@@ -98,6 +126,9 @@ pub(super) fn descr_name(canonical: &str) -> &'static str {
     match canonical {
         "<f8" | ">f8" => "float64",
         "<f4" | ">f4" => "float32",
+        "<i4" | ">i4" => "int32",
+        "<i8" | ">i8" => "int64",
+        "|u1" => "uint8",
         _ => "bool",
     }
 }
@@ -407,7 +438,7 @@ pub(super) fn parse_header(text: &str) -> io::Result<Header> {
         PyValue::Str(s) => s,
         v => {
             return Err(header_err(format!(
-                "unsupported 'descr' {v:?} (supported: a string naming float64, float32 or bool)"
+                "unsupported 'descr' {v:?} (supported: a string naming float64, float32, int64, int32, uint8 or bool)"
             )))
         }
     };

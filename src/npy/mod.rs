@@ -1,10 +1,13 @@
 //! Reading and writing NumPy `.npy` files.
 //!
-//! Supported: format versions 1.0, 2.0 and 3.0; element types `f64`, `f32` and `bool`
-//! (one byte per element: NumPy writes 0 or 1, and any non-zero byte reads as `true`, as
-//! NumPy reads it), in every spelling of the descr that `np.load` accepts for them
-//! (`'<f8'`, `'=f8'`, `'f8'`, `'<d'`, `'float64'`, `'>f8'`, ...; `'<f4'`, `'f'`, ...;
-//! `'|b1'`, `'<b1'`, `'?'`, `'bool'`, ...), either byte order; C order and Fortran order
+//! Supported: format versions 1.0, 2.0 and 3.0; element types `f64`, `f32`, `i64`,
+//! `i32`, `u8` and `bool` (one byte per element: NumPy writes 0 or 1, and any non-zero
+//! byte reads as `true`, as NumPy reads it), in every spelling of the descr that
+//! `np.load` accepts for them (`'<f8'`, `'=f8'`, `'f8'`, `'<d'`, `'float64'`, `'>f8'`,
+//! ...; `'<f4'`, `'f'`, ...; `'<i8'`, `'q'`, `'int64'`, ...; `'<i4'`, `'i'`, `'int32'`,
+//! ...; `'|u1'`, `'B'`, `'uint8'`, ...; `'|b1'`, `'<b1'`, `'?'`, `'bool'`, ...; `'l'`,
+//! `'long'`, `'p'` and `'int'` as the platform's C `long` and pointer size), either
+//! byte order; C order and Fortran order
 //! (`fortran_order: True` files are read into a standard-layout, C-order array holding
 //! the same logical values).
 //!
@@ -73,9 +76,13 @@ mod sealed {
     impl Sealed for f32 {}
     impl Sealed for f64 {}
     impl Sealed for bool {}
+    impl Sealed for i32 {}
+    impl Sealed for i64 {}
+    impl Sealed for u8 {}
 }
 
-/// Element types that can be stored in `.npy` files: `f32`, `f64` and `bool`.
+/// Element types that can be stored in `.npy` files: `f32`, `f64`, `i32`, `i64`, `u8`
+/// and `bool`.
 ///
 /// This trait is sealed; it cannot be implemented outside this crate.
 pub trait NpyElement: Copy + sealed::Sealed + 'static {
@@ -154,6 +161,34 @@ impl NpyElement for bool {
         out.push(u8::from(self));
     }
 }
+
+macro_rules! npy_number {
+    ($t:ty, $n:literal, $le:literal, $be:literal, $name:literal) => {
+        impl NpyElement for $t {
+            const ITEMSIZE: usize = $n;
+            const DESCR_LE: &'static str = $le;
+            const DESCR_BE: &'static str = $be;
+            const NAME: &'static str = $name;
+
+            fn decode(bytes: &[u8], big_endian: bool) -> Self {
+                let mut b = [0u8; $n];
+                b.copy_from_slice(bytes);
+                if big_endian {
+                    <$t>::from_be_bytes(b)
+                } else {
+                    <$t>::from_le_bytes(b)
+                }
+            }
+
+            fn encode_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
+}
+npy_number!(i64, 8, "<i8", ">i8", "int64");
+npy_number!(i32, 4, "<i4", ">i4", "int32");
+npy_number!(u8, 1, "|u1", "|u1", "uint8");
 
 fn invalid(msg: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.into())

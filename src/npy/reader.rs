@@ -172,9 +172,10 @@ impl Layout {
             }
             None => {
                 return Err(invalid(format!(
-                    "unsupported dtype '{}' (supported: float64, float32 and bool, in any \
-                     spelling NumPy reads them: '<f8', '>f8', 'f8', 'd', 'float64', '<f4', \
-                     'f', '|b1', '?', 'bool', ...); '{}' ({}) was requested",
+                    "unsupported dtype '{}' (supported: float64, float32, int64, int32, uint8 \
+                     and bool, in any spelling NumPy reads them: '<f8', '>f8', 'f8', 'd', \
+                     'float64', '<f4', 'f', '<i8', 'int64', '<i4', 'i', '|u1', 'B', '|b1', \
+                     '?', 'bool', ...); '{}' ({}) was requested",
                     header.descr,
                     T::DESCR_LE,
                     T::NAME

@@ -246,8 +246,14 @@ fn dtype_mismatch_names_both() {
     let be = std::fs::read(format_dir().join("be_f8.npy")).unwrap();
     expect_invalid::<f32>(&be, "'>f8' (float64)");
     let i8 = std::fs::read(format_dir().join("i8.npy")).unwrap();
-    expect_invalid::<f64>(&i8, "unsupported dtype '<i8'");
-    expect_invalid::<bool>(&i8, "unsupported dtype '<i8'");
+    expect_invalid::<f64>(&i8, "the file holds '<i8' (int64) but '<f8' (float64)");
+    expect_invalid::<bool>(&i8, "the file holds '<i8' (int64) but '|b1' (bool)");
+    assert_eq!(from_bytes::<i64>(&i8).unwrap().ndim(), 2);
+    let f2 = with_header(
+        "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }",
+        &[0, 0],
+    );
+    expect_invalid::<f64>(&f2, "unsupported dtype '<f2'");
     let b1 = std::fs::read(format_dir().join("b1.npy")).unwrap();
     expect_invalid::<f32>(&b1, "the file holds '|b1' (bool) but '<f4' (float32)");
     expect_invalid::<bool>(&f4, "the file holds '<f4' (float32) but '|b1' (bool)");

@@ -82,116 +82,6 @@ const MIN_RUN: usize = 16;
 /// Output positions per unit of work on the lane paths.
 const LANE_CHUNK: usize = 1024;
 
-/// The result of `argmax_axis` / `argmin_axis`: an N-dimensional array of indices
-/// along the reduced axis, in row-major order.
-///
-/// ```
-/// use ndsimd::Array;
-/// let a = Array::from_shape_vec(&[2, 3], vec![1.0, 9.0, 3.0, 8.0, 2.0, 8.0])?;
-/// let i = a.argmax_axis(1, false)?;
-/// assert_eq!(i.shape(), &[2]);
-/// assert_eq!(i.as_slice(), &[1, 0]);
-/// assert_eq!(i.get(&[1]), Some(0));
-/// # Ok::<(), ndsimd::Error>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct IndexArray {
-    shape: Vec<usize>,
-    data: Vec<usize>,
-}
-
-impl IndexArray {
-    /// An index array of `shape` over `data` in row-major order (which holds the
-    /// shape's count of indices).
-    pub(crate) fn from_parts(shape: Vec<usize>, data: Vec<usize>) -> Self {
-        debug_assert_eq!(shape.iter().product::<usize>(), data.len());
-        IndexArray { shape, data }
-    }
-
-    /// The length of each axis.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::<f64>::zeros(&[2, 3, 4]);
-    /// assert_eq!(a.argmin_axis(1, true).unwrap().shape(), &[2, 1, 4]);
-    /// ```
-    pub fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
-    /// The number of axes.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::<f64>::zeros(&[2, 3]);
-    /// assert_eq!(a.argmax_axis(0, false).unwrap().ndim(), 1);
-    /// ```
-    pub fn ndim(&self) -> usize {
-        self.shape.len()
-    }
-
-    /// The number of indices (the product of the shape).
-    ///
-    /// ```
-    /// let a = ndsimd::Array::<f64>::zeros(&[2, 3]);
-    /// assert_eq!(a.argmax_axis(0, false).unwrap().len(), 3);
-    /// ```
-    pub fn len(&self) -> usize {
-        self.data.len()
-    }
-
-    /// True when there are no indices.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::<f64>::zeros(&[0, 3]);
-    /// assert!(a.argmax_axis(1, false).unwrap().is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
-    /// The indices in row-major order.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_shape_vec(&[2, 2], vec![1.0, 0.0, 0.0, 1.0]).unwrap();
-    /// assert_eq!(a.argmax_axis(0, false).unwrap().as_slice(), &[0, 1]);
-    /// ```
-    pub fn as_slice(&self) -> &[usize] {
-        &self.data
-    }
-
-    /// The index at position `index` (one entry per axis), or `None` when out of
-    /// bounds.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_shape_vec(&[2, 2], vec![1.0, 0.0, 0.0, 1.0]).unwrap();
-    /// let i = a.argmin_axis(1, true).unwrap();
-    /// assert_eq!(i.get(&[1, 0]), Some(0));
-    /// assert_eq!(i.get(&[1, 1]), None);
-    /// ```
-    pub fn get(&self, index: &[usize]) -> Option<usize> {
-        if index.len() != self.shape.len() {
-            return None;
-        }
-        let mut flat = 0;
-        for (&i, &d) in index.iter().zip(&self.shape) {
-            if i >= d {
-                return None;
-            }
-            flat = flat * d + i;
-        }
-        self.data.get(flat).copied()
-    }
-
-    /// The indices in row-major order, consuming the array.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_vec(vec![3.0, 7.0, 7.0]);
-    /// assert_eq!(a.argmax_axis(0, false).unwrap().into_vec(), vec![1]);
-    /// ```
-    pub fn into_vec(self) -> Vec<usize> {
-        self.data
-    }
-}
-
 /// The four value reductions that fold with an elementwise kernel.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Fold {
@@ -497,7 +387,7 @@ fn arg_band<T: Element>(
     data: &[T],
     row_off: isize,
     cols: Range<usize>,
-    idx: &mut [usize],
+    idx: &mut [i64],
 ) {
     let (_, sr) = g.run();
     let len = cols.len();
@@ -514,7 +404,7 @@ fn arg_band<T: Element>(
             // Branch-free selects, so that the loop vectorises.
             let take = better | (v.is_nan() & !b.is_nan());
             *b = if take { v } else { *b };
-            *i = if take { j } else { *i };
+            *i = if take { j as i64 } else { *i };
         }
     }
 }
@@ -702,19 +592,20 @@ fn arg_axis<T: Element>(
     axis: isize,
     keepdims: bool,
     max: bool,
-) -> Result<IndexArray> {
+) -> Result<Array<i64>> {
     let k = normalize_axis(axis, a.ndim())?;
     let shape = out_shape(a.shape(), k, keepdims);
     if a.shape()[k] == 0 {
         return Err(arg_empty(max, axis, a.shape()));
     }
-    let total: usize = shape.iter().product();
-    let mut out = vec![0usize; total];
-    arg_run(&a, k, max, &mut out);
-    Ok(IndexArray {
-        shape: shape.to_vec(),
-        data: out,
-    })
+    let mut out = Array::try_from_elem(&shape, 0i64)?;
+    arg_run(
+        &a,
+        k,
+        max,
+        out.as_slice_mut().expect("a new array is contiguous"),
+    );
+    Ok(out)
 }
 
 fn arg_empty(max: bool, axis: isize, shape: &[usize]) -> Error {
@@ -722,26 +613,34 @@ fn arg_empty(max: bool, axis: isize, shape: &[usize]) -> Error {
     empty_axis_error(op, axis, shape)
 }
 
-/// [`arg_axis`] into a caller's index array of the result's shape.
+/// [`arg_axis`] into a caller's `i64` array of the result's shape (any layout).
 pub(super) fn arg_axis_into<T: Element>(
     a: ArrayView<'_, T>,
     axis: isize,
     keepdims: bool,
     max: bool,
-    out: &mut IndexArray,
+    out: &mut ArrayBase<impl DataMut<Elem = i64>>,
 ) -> Result<()> {
     let k = normalize_axis(axis, a.ndim())?;
     let shape = out_shape(a.shape(), k, keepdims);
-    check_out(&shape, &out.shape)?;
+    check_out(&shape, out.shape())?;
     if a.shape()[k] == 0 {
         return Err(arg_empty(max, axis, a.shape()));
     }
-    arg_run(&a, k, max, &mut out.data);
+    if let Some(o) = out.as_slice_mut() {
+        arg_run(&a, k, max, o);
+    } else {
+        let mut tmp = vec![0i64; out.len()];
+        arg_run(&a, k, max, &mut tmp);
+        for (o, v) in out.iter_mut().zip(tmp) {
+            *o = v;
+        }
+    }
     Ok(())
 }
 
 /// The indices of axis `k`'s extremes into `out` (row-major over the other axes).
-fn arg_run<T: Element>(a: &ArrayView<'_, T>, k: usize, max: bool, out: &mut [usize]) {
+fn arg_run<T: Element>(a: &ArrayView<'_, T>, k: usize, max: bool, out: &mut [i64]) {
     if out.is_empty() {
         return;
     }
@@ -751,7 +650,7 @@ fn arg_run<T: Element>(a: &ArrayView<'_, T>, k: usize, max: bool, out: &mut [usi
     let data = a.data;
     match g.path() {
         Path::Lanes | Path::GatheredLanes => drive_lanes(&g, data, out, |l| {
-            if max { (t.argmax)(l) } else { (t.argmin)(l) }.unwrap_or(0)
+            if max { (t.argmax)(l) } else { (t.argmin)(l) }.unwrap_or(0) as i64
         }),
         Path::Slabs => drive_slabs(&g, out, |row_off, cols, piece| {
             arg_band(max, &g, data, row_off, cols, piece)
@@ -861,11 +760,11 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// ```
     /// use ndsimd::Array;
     /// let a = Array::from_shape_vec(&[3, 2], vec![1.0, 5.0, 7.0, f64::NAN, 7.0, 9.0])?;
-    /// assert_eq!(a.argmax_axis(0, false)?.as_slice(), &[1, 1]);
+    /// assert_eq!(a.argmax_axis(0, false)?.to_vec(), vec![1i64, 1]);
     /// assert_eq!(a.argmax_axis(-1, true)?.shape(), &[3, 1]);
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
-    pub fn argmax_axis(&self, axis: isize, keepdims: bool) -> Result<IndexArray> {
+    pub fn argmax_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
         arg_axis(self.view(), axis, keepdims, true)
     }
 
@@ -875,11 +774,11 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// ```
     /// use ndsimd::Array;
     /// let a = Array::from_shape_vec(&[2, 3], vec![4.0, -1.0, -1.0, 0.0, -0.0, 2.0])?;
-    /// assert_eq!(a.argmin_axis(1, false)?.as_slice(), &[1, 0]);
-    /// assert_eq!(a.argmin_axis(0, false)?.as_slice(), &[1, 0, 0]);
+    /// assert_eq!(a.argmin_axis(1, false)?.to_vec(), vec![1i64, 0]);
+    /// assert_eq!(a.argmin_axis(0, false)?.to_vec(), vec![1i64, 0, 0]);
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
-    pub fn argmin_axis(&self, axis: isize, keepdims: bool) -> Result<IndexArray> {
+    pub fn argmin_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
         arg_axis(self.view(), axis, keepdims, false)
     }
 }

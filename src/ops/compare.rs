@@ -4,8 +4,8 @@ use super::arith::zip_exec;
 use super::operand::{check_out, result_shape, IntoOperand, Operand, Src};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::error::Result;
-use crate::Element;
-use ndsimd_kernels::{CmpOp, KernelElement};
+use crate::Numeric;
+use ndsimd_kernels::CmpOp;
 
 /// Runs one comparison over a run. A scalar on the left is the mirrored
 /// comparison with the scalar on the right (`s < b` is `b > s`).
@@ -31,7 +31,7 @@ fn call_cmp<T: Copy>(
 
 macro_rules! comparisons {
     ($( $name:ident, $into:ident, $field:ident, $mirror:ident, $sym:literal; )*) => {
-        impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+        impl<T: Numeric, S: Data<Elem = T>> ArrayBase<S> {
             $(
             #[doc = concat!("`self ", $sym, " rhs` elementwise with NumPy broadcasting, as a `bool` array (NumPy's `np.", stringify!($name), "`).")]
             ///
@@ -50,8 +50,8 @@ macro_rules! comparisons {
                 let rhs = rhs.into_operand();
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
                 let mut out = Array::<bool>::try_from_elem(&shape, false)?;
-                let t = <T as KernelElement>::table();
-                zip_exec(move |a, b, o| call_cmp(&t.$field, &t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, &mut out);
+                let t = <T as Numeric>::num_ops();
+                zip_exec(move |a, b, o| call_cmp(t.$field, t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, &mut out);
                 Ok(out)
             }
 
@@ -71,8 +71,8 @@ macro_rules! comparisons {
                 let rhs = rhs.into_operand();
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
                 check_out(&shape, out.shape())?;
-                let t = <T as KernelElement>::table();
-                zip_exec(move |a, b, o| call_cmp(&t.$field, &t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, out);
+                let t = <T as Numeric>::num_ops();
+                zip_exec(move |a, b, o| call_cmp(t.$field, t.$mirror, a, b, o), &Operand::Array(self.view()), &rhs, out);
                 Ok(())
             }
             )*

@@ -12,26 +12,12 @@
 //! a.copy_into(&mut a).unwrap(); // `a` borrowed both ways: rejected
 //! ```
 
-use super::axis::{arg_axis_into, fold_axis_into, Fold, IndexArray};
+use super::axis::{arg_axis_into, fold_axis_into, Fold};
 use super::operand::check_out;
 use crate::array::{normalize_axis, ArrayBase, Data, DataMut};
 use crate::dim::{c_strides, Dim};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::Element;
-
-impl IndexArray {
-    /// An index array of `shape` holding zeros: an `out` for
-    /// [`argmax_axis_into`](ArrayBase::argmax_axis_into).
-    ///
-    /// ```
-    /// let i = ndsimd::IndexArray::zeros(&[2, 3]);
-    /// assert_eq!(i.shape(), &[2, 3]);
-    /// assert_eq!(i.as_slice(), &[0; 6]);
-    /// ```
-    pub fn zeros(shape: &[usize]) -> IndexArray {
-        IndexArray::from_parts(shape.to_vec(), vec![0; shape.iter().product()])
-    }
-}
 
 impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// [`sum_axis`](Self::sum_axis) into `out`, bit-identical to it.
@@ -141,15 +127,15 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         fold_axis_into(self.view(), axis, keepdims, Fold::Min, out)
     }
 
-    /// [`argmax_axis`](Self::argmax_axis) into an index array of the result's
-    /// shape.
+    /// [`argmax_axis`](Self::argmax_axis) into an `i64` array of the result's
+    /// shape (any layout).
     ///
     /// ```
-    /// use ndsimd::{Array, IndexArray};
+    /// use ndsimd::Array;
     /// let a = Array::from_shape_vec(&[2, 3], vec![1.0, 9.0, 3.0, 8.0, 2.0, 8.0])?;
-    /// let mut i = IndexArray::zeros(&[2]);
+    /// let mut i = Array::<i64>::zeros(&[2]);
     /// a.argmax_axis_into(1, false, &mut i)?;
-    /// assert_eq!(i.as_slice(), &[1, 0]);
+    /// assert_eq!(i.to_vec(), vec![1, 0]);
     /// assert!(a.argmax_axis_into(0, false, &mut i).is_err()); // shape [3] needed
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
@@ -157,27 +143,27 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         &self,
         axis: isize,
         keepdims: bool,
-        out: &mut IndexArray,
+        out: &mut ArrayBase<impl DataMut<Elem = i64>>,
     ) -> Result<()> {
         arg_axis_into(self.view(), axis, keepdims, true, out)
     }
 
-    /// [`argmin_axis`](Self::argmin_axis) into an index array of the result's
-    /// shape.
+    /// [`argmin_axis`](Self::argmin_axis) into an `i64` array of the result's
+    /// shape (any layout).
     ///
     /// ```
-    /// use ndsimd::{Array, IndexArray};
+    /// use ndsimd::Array;
     /// let a = Array::from_shape_vec(&[2, 3], vec![4.0, -1.0, -1.0, 0.0, -0.0, 2.0])?;
-    /// let mut i = IndexArray::zeros(&[3]);
+    /// let mut i = Array::<i64>::zeros(&[3]);
     /// a.argmin_axis_into(0, false, &mut i)?;
-    /// assert_eq!(i.as_slice(), &[1, 0, 0]);
+    /// assert_eq!(i.to_vec(), vec![1, 0, 0]);
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
     pub fn argmin_axis_into(
         &self,
         axis: isize,
         keepdims: bool,
-        out: &mut IndexArray,
+        out: &mut ArrayBase<impl DataMut<Elem = i64>>,
     ) -> Result<()> {
         arg_axis_into(self.view(), axis, keepdims, false, out)
     }

@@ -7,15 +7,17 @@ mod compare;
 mod cumulative;
 pub(crate) mod engine;
 mod fma;
+mod integer;
 mod into;
 mod linalg;
+mod logic;
 pub(crate) mod manip;
 mod math;
 pub(crate) mod operand;
 pub(crate) mod reduce;
 pub(crate) mod select;
 mod softmax;
-mod sort;
+pub(crate) mod sort;
 pub(crate) mod split;
 mod stats;
 

@@ -17,7 +17,7 @@ pub enum Operand<'a, T: DType> {
 }
 
 /// What an arithmetic method takes on its right: `&Array`, `&ArrayView`,
-/// `ArrayView`, or a scalar `f32`/`f64`.
+/// `ArrayView`, or a scalar of the element type.
 ///
 /// ```
 /// use ndsimd::Array;
@@ -61,11 +61,16 @@ impl<'a> IntoOperand<'a, bool> for bool {
     }
 }
 
-impl<'a> IntoOperand<'a, f32> for f32 {
-    fn into_operand(self) -> Operand<'a, f32> {
-        Operand::Scalar(self)
-    }
+macro_rules! scalar_operand {
+    ($($t:ty),*) => {$(
+        impl<'a> IntoOperand<'a, $t> for $t {
+            fn into_operand(self) -> Operand<'a, $t> {
+                Operand::Scalar(self)
+            }
+        }
+    )*};
 }
+scalar_operand!(f32, i32, i64, u8);
 
 impl<T: DType> Operand<'_, T> {
     pub(crate) fn shape(&self) -> &[usize] {

@@ -7,7 +7,7 @@
 
 use crate::array::{ArrayBase, Data};
 use crate::error::{Error, Result, ShapeFmt};
-use crate::Element;
+use crate::{Element, IntElement, Reduce};
 use ndsimd_kernels::{par, scalar};
 use std::borrow::Cow;
 
@@ -35,7 +35,7 @@ fn serial<T>(x: &[T]) -> bool {
 /// `f` over `x` cut into pieces on the pool (one partial per piece, in piece
 /// order), or `None` when `x` is too small to split. Pieces start at multiples of
 /// 64 elements so each lies on whole cache lines of an aligned slice.
-fn partials<T: Element, R: Copy + Default + Send>(
+fn partials<T: Sync, R: Copy + Default + Send>(
     x: &[T],
     f: impl Fn(&[T]) -> R + Send + Sync + Copy,
     parts: &mut [R; MAX_PIECES],
@@ -154,31 +154,14 @@ fn empty_error(op: &str, shape: &[usize]) -> Error {
     ))
 }
 
-impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
-    /// The sum of all elements; `0.0` for an empty array (NumPy's `sum`).
-    ///
-    /// Blocked pairwise summation in one fixed order: lanes of 256 bytes (32 `f64`,
-    /// 64 `f32`) add blocks of 2 KiB, and the blocks are added pairwise. The order
-    /// depends only on the length, so the bits are the same on every CPU tier and
-    /// for every thread count. The error is at most
-    /// `(8 + log2 L + ⌈log2(n/B)⌉)·u·Σ|x|` (`L` lanes, `B` = 256 `f64` or 512 `f32`
-    /// per block, `u` the unit roundoff: `2⁻⁵³` for `f64`, `2⁻²⁴` for `f32`), no
-    /// more than NumPy's pairwise sum; integer-valued data that fits the mantissa
-    /// sums exactly. A NaN result is the first NaN of the array (quieted) when the
-    /// array has one.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0, 3.5]);
-    /// assert_eq!(a.sum(), 6.5);
-    /// assert_eq!(ndsimd::Array::<f64>::zeros(&[0]).sum(), 0.0);
-    /// // 10^6 times 0.1 in f32: within a few ulps of the exact 100000.0015.
-    /// let t = ndsimd::Array::from_vec(vec![0.1f32; 1_000_000]).sum();
-    /// assert!((t - 100_000.0).abs() < 0.02);
-    /// ```
-    pub fn sum(&self) -> T {
+/// The float reductions behind [`Reduce`] for `f32` and `f64`.
+mod float {
+    use super::*;
+
+    pub(super) fn sum<T: Element>(a: &ArrayBase<impl Data<Elem = T>>) -> T {
         // The kernel's identity is -0.0; NumPy's sum starts from +0.0, and
         // `x + 0.0` differs from `x` only for `x = -0.0`.
-        let x = contiguous(self);
+        let x = contiguous(a);
         let k = T::table().sum;
         if serial(&x) {
             return k(&x) + T::zero();
@@ -196,33 +179,201 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         total + T::zero()
     }
 
-    /// The product of all elements; `1.0` for an empty array. The same bits on every
-    /// CPU tier; a NaN result is the first NaN of the array (quieted), as NumPy's.
+    pub(super) fn prod<T: Element>(a: &ArrayBase<impl Data<Elem = T>>) -> T {
+        (T::table().prod)(&contiguous(a))
+    }
+
+    pub(super) fn max<T: Element>(a: &ArrayBase<impl Data<Elem = T>>) -> Result<T> {
+        extreme(&contiguous(a), T::table().max).ok_or_else(|| empty_error("max", a.shape()))
+    }
+
+    pub(super) fn min<T: Element>(a: &ArrayBase<impl Data<Elem = T>>) -> Result<T> {
+        extreme(&contiguous(a), T::table().min).ok_or_else(|| empty_error("min", a.shape()))
+    }
+
+    pub(super) fn argmax<T: Element>(a: &ArrayBase<impl Data<Elem = T>>) -> Result<usize> {
+        arg_extreme(&contiguous(a), T::table().argmax, |v, b| v > b)
+            .ok_or_else(|| empty_error("argmax", a.shape()))
+    }
+
+    pub(super) fn argmin<T: Element>(a: &ArrayBase<impl Data<Elem = T>>) -> Result<usize> {
+        arg_extreme(&contiguous(a), T::table().argmin, |v, b| v < b)
+            .ok_or_else(|| empty_error("argmin", a.shape()))
+    }
+}
+
+macro_rules! float_reduce {
+    ($($t:ty),*) => {$(
+        impl Reduce for $t {
+            type Acc = $t;
+            fn sum_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> $t {
+                float::sum(a)
+            }
+            fn prod_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> $t {
+                float::prod(a)
+            }
+            fn max_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> Result<$t> {
+                float::max(a)
+            }
+            fn min_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> Result<$t> {
+                float::min(a)
+            }
+            fn argmax_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> Result<usize> {
+                float::argmax(a)
+            }
+            fn argmin_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> Result<usize> {
+                float::argmin(a)
+            }
+        }
+    )*};
+}
+float_reduce!(f32, f64);
+
+/// The first index of the extreme of a totally ordered slice (`better(v, best)`
+/// strictly: ties keep the first index, as NumPy's).
+fn arg_ord<T: Copy>(x: &[T], better: impl Fn(T, T) -> bool) -> Option<usize> {
+    let mut it = x.iter().enumerate();
+    let (mut at, mut best) = it.next().map(|(i, &v)| (i, v))?;
+    for (i, &v) in it {
+        if better(v, best) {
+            (at, best) = (i, v);
+        }
+    }
+    Some(at)
+}
+
+/// The integer reductions: `sum` on the SIMD kernel (split on the pool when large;
+/// wrapping addition is associative, so the bits do not depend on the split), the
+/// others scalar loops that LLVM vectorises.
+mod int {
+    use super::*;
+
+    pub(super) fn sum<T: IntElement>(a: &ArrayBase<impl Data<Elem = T>>) -> i64 {
+        let x = contiguous(a);
+        let k = T::int_table().sum;
+        if serial(&x) {
+            return k(&x);
+        }
+        let mut parts = [0i64; MAX_PIECES];
+        match partials(&x, k, &mut parts) {
+            None => k(&x),
+            Some(p) => parts[..p].iter().fold(0i64, |s, &v| s.wrapping_add(v)),
+        }
+    }
+
+    pub(super) fn prod<T: IntElement>(a: &ArrayBase<impl Data<Elem = T>>) -> i64 {
+        contiguous(a)
+            .iter()
+            .fold(1i64, |s, &v| s.wrapping_mul(v.widen()))
+    }
+}
+
+macro_rules! int_reduce {
+    ($($t:ty),*) => {$(
+        impl Reduce for $t {
+            type Acc = i64;
+            fn sum_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> i64 {
+                int::sum(a)
+            }
+            fn prod_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> i64 {
+                int::prod(a)
+            }
+            fn max_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> Result<$t> {
+                contiguous(a).iter().copied().max().ok_or_else(|| empty_error("max", a.shape()))
+            }
+            fn min_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> Result<$t> {
+                contiguous(a).iter().copied().min().ok_or_else(|| empty_error("min", a.shape()))
+            }
+            fn argmax_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> Result<usize> {
+                arg_ord(&contiguous(a), |v, b| v > b).ok_or_else(|| empty_error("argmax", a.shape()))
+            }
+            fn argmin_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> Result<usize> {
+                arg_ord(&contiguous(a), |v, b| v < b).ok_or_else(|| empty_error("argmin", a.shape()))
+            }
+        }
+    )*};
+}
+int_reduce!(i32, i64, u8);
+
+/// `bool` reduces as NumPy's: `sum` counts the `true`s, `prod` is 1 when all are
+/// true, `max` is `any`, `min` is `all` (both errors when empty).
+impl Reduce for bool {
+    type Acc = i64;
+    fn sum_of<S: Data<Elem = bool>>(a: &ArrayBase<S>) -> i64 {
+        a.count_nonzero() as i64
+    }
+    fn prod_of<S: Data<Elem = bool>>(a: &ArrayBase<S>) -> i64 {
+        i64::from(a.all())
+    }
+    fn max_of<S: Data<Elem = bool>>(a: &ArrayBase<S>) -> Result<bool> {
+        contiguous(a)
+            .iter()
+            .copied()
+            .max()
+            .ok_or_else(|| empty_error("max", a.shape()))
+    }
+    fn min_of<S: Data<Elem = bool>>(a: &ArrayBase<S>) -> Result<bool> {
+        contiguous(a)
+            .iter()
+            .copied()
+            .min()
+            .ok_or_else(|| empty_error("min", a.shape()))
+    }
+    fn argmax_of<S: Data<Elem = bool>>(a: &ArrayBase<S>) -> Result<usize> {
+        arg_ord(&contiguous(a), |v, b| v & !b).ok_or_else(|| empty_error("argmax", a.shape()))
+    }
+    fn argmin_of<S: Data<Elem = bool>>(a: &ArrayBase<S>) -> Result<usize> {
+        arg_ord(&contiguous(a), |v, b| !v & b).ok_or_else(|| empty_error("argmin", a.shape()))
+    }
+}
+
+impl<T: Reduce, S: Data<Elem = T>> ArrayBase<S> {
+    /// The sum of all elements; `0` for an empty array (NumPy's `sum`).
+    ///
+    /// Integers (`i32`, `i64`, `u8`) and `bool` sum into an `i64` ([`Reduce::Acc`]),
+    /// as NumPy's default on Linux: exact unless the total leaves `i64`, where it
+    /// wraps (NumPy's does too). A `bool` array's sum counts its `true`s.
+    ///
+    /// Floats: blocked pairwise summation in one fixed order: lanes of 256 bytes (32 `f64`,
+    /// 64 `f32`) add blocks of 2 KiB, and the blocks are added pairwise. The order
+    /// depends only on the length, so the bits are the same on every CPU tier and
+    /// for every thread count. The error is at most
+    /// `(8 + log2 L + ⌈log2(n/B)⌉)·u·Σ|x|` (`L` lanes, `B` = 256 `f64` or 512 `f32`
+    /// per block, `u` the unit roundoff: `2⁻⁵³` for `f64`, `2⁻²⁴` for `f32`), no
+    /// more than NumPy's pairwise sum; integer-valued data that fits the mantissa
+    /// sums exactly. A NaN result is the first NaN of the array (quieted) when the
+    /// array has one.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0, 3.5]);
+    /// assert_eq!(a.sum(), 6.5);
+    /// assert_eq!(ndsimd::Array::<f64>::zeros(&[0]).sum(), 0.0);
+    /// // 10^6 times 0.1 in f32: within a few ulps of the exact 100000.0015.
+    /// let t = ndsimd::Array::from_vec(vec![0.1f32; 1_000_000]).sum();
+    /// assert!((t - 100_000.0).abs() < 0.02);
+    /// // Integers: in 64 bits, past i32's range.
+    /// assert_eq!(ndsimd::Array::from_vec(vec![i32::MAX; 3]).sum(), 3 * i32::MAX as i64);
+    /// ```
+    pub fn sum(&self) -> T::Acc {
+        T::sum_of(self)
+    }
+
+    /// The product of all elements; `1` for an empty array. Floats: the same bits on
+    /// every CPU tier; a NaN result is the first NaN of the array (quieted), as
+    /// NumPy's. Integers and `bool`: in `i64`, wrapping on overflow as NumPy's (a
+    /// `u8` product NumPy holds in `uint64` has the same bits).
     ///
     /// ```
     /// let a = ndsimd::Array::from_vec(vec![1.5, 2.0, -3.0]);
     /// assert_eq!(a.prod(), -9.0);
+    /// assert_eq!(ndsimd::Array::from_vec(vec![200u8, 200]).prod(), 40_000);
     /// ```
-    pub fn prod(&self) -> T {
-        (T::table().prod)(&contiguous(self))
-    }
-
-    /// The arithmetic mean, `sum / n`; NaN for an empty array (NumPy's answer).
-    /// The sum is [`sum`](Self::sum)'s (same bits on every tier and thread count,
-    /// same bound), then one rounding for the division.
-    ///
-    /// ```
-    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0, 6.0]);
-    /// assert_eq!(a.mean(), 3.0);
-    /// assert!(ndsimd::Array::<f64>::zeros(&[0]).mean().is_nan());
-    /// ```
-    pub fn mean(&self) -> T {
-        let n = T::from_usize(self.len()).unwrap();
-        self.sum() / n
+    pub fn prod(&self) -> T::Acc {
+        T::prod_of(self)
     }
 
     /// The largest element: the first NaN if there is one (NaN propagates), and
-    /// `+0` over `-0`. An empty array is an error.
+    /// `+0` over `-0`. An empty array is an error. (`bool`: `true` if any is.)
     ///
     /// Unlike NumPy, the sign of a zero result is fixed: NumPy's `max` returns the
     /// sign of whichever zero its SIMD lanes meet last (`max([0.0]*63 + [-0.0])` is
@@ -234,7 +385,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert!(ndsimd::Array::<f64>::zeros(&[0]).max().is_err());
     /// ```
     pub fn max(&self) -> Result<T> {
-        extreme(&contiguous(self), T::table().max).ok_or_else(|| empty_error("max", self.shape()))
+        T::max_of(self)
     }
 
     /// The smallest element: the first NaN if there is one, and `-0` under `+0`.
@@ -248,20 +399,20 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert_eq!(a.min().unwrap(), -2.0);
     /// ```
     pub fn min(&self) -> Result<T> {
-        extreme(&contiguous(self), T::table().min).ok_or_else(|| empty_error("min", self.shape()))
+        T::min_of(self)
     }
 
     /// The row-major (flattened) index of the first largest element, or of the
     /// first NaN (NumPy's `argmax`). An empty array is an error.
     ///
     /// ```
+    /// assert_eq!(ndsimd::Array::from_vec(vec![5i64, 9, 9]).argmax().unwrap(), 1); // ties: the first
     /// let a = ndsimd::Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 9.0, 9.0]).unwrap();
     /// assert_eq!(a.argmax().unwrap(), 2);
     /// assert_eq!(a.t().argmax().unwrap(), 1); // [[1, 9], [2, 9]]
     /// ```
     pub fn argmax(&self) -> Result<usize> {
-        arg_extreme(&contiguous(self), T::table().argmax, |v, b| v > b)
-            .ok_or_else(|| empty_error("argmax", self.shape()))
+        T::argmax_of(self)
     }
 
     /// The row-major index of the first smallest element, or of the first NaN.
@@ -272,7 +423,22 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert_eq!(a.argmin().unwrap(), 1);
     /// ```
     pub fn argmin(&self) -> Result<usize> {
-        arg_extreme(&contiguous(self), T::table().argmin, |v, b| v < b)
-            .ok_or_else(|| empty_error("argmin", self.shape()))
+        T::argmin_of(self)
+    }
+}
+
+impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+    /// The arithmetic mean, `sum / n`; NaN for an empty array (NumPy's answer).
+    /// The sum is [`sum`](Self::sum)'s (same bits on every tier and thread count,
+    /// same bound), then one rounding for the division.
+    ///
+    /// ```
+    /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0, 6.0]);
+    /// assert_eq!(a.mean(), 3.0);
+    /// assert!(ndsimd::Array::<f64>::zeros(&[0]).mean().is_nan());
+    /// ```
+    pub fn mean(&self) -> T {
+        let n = T::from_usize(self.len()).unwrap();
+        self.sum() / n
     }
 }

@@ -6,7 +6,7 @@ use super::operand::{IntoOperand, Operand};
 use crate::array::{normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data};
 use crate::dim::{broadcast_shapes, size_of_shape, Dim};
 use crate::error::{Error, Result, ShapeFmt};
-use crate::ops::axis::IndexArray;
+use crate::ops::sort::indices;
 use crate::DType;
 use num_traits::ToPrimitive;
 use std::borrow::Cow;
@@ -124,10 +124,10 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
     /// use ndsimd::Array;
     /// let a = Array::from_shape_vec(&[2, 2], vec![0.0, 5.0, 7.0, 0.0]).unwrap();
     /// let nz = a.nonzero().unwrap();
-    /// assert_eq!(nz[0].as_slice(), &[0, 1]);
-    /// assert_eq!(nz[1].as_slice(), &[1, 0]);
+    /// assert_eq!(nz[0].to_vec(), vec![0, 1]);
+    /// assert_eq!(nz[1].to_vec(), vec![1, 0]);
     /// ```
-    pub fn nonzero(&self) -> Result<Vec<IndexArray>> {
+    pub fn nonzero(&self) -> Result<Vec<Array<i64>>> {
         let nd = self.ndim();
         if nd == 0 {
             return Err(Error::InvalidArgument(
@@ -151,10 +151,7 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
                 idx[ax] = 0;
             }
         }
-        Ok(cols
-            .into_iter()
-            .map(|c| IndexArray::from_parts(vec![c.len()], c))
-            .collect())
+        Ok(cols.into_iter().map(|c| indices(&[c.len()], c)).collect())
     }
 
     /// NumPy's `flatnonzero`: the row-major positions of the non-zero elements
@@ -162,9 +159,9 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
     ///
     /// ```
     /// let a = ndsimd::Array::from_shape_vec(&[2, 2], vec![0.0, 5.0, f64::NAN, 0.0]).unwrap();
-    /// assert_eq!(a.flatnonzero().as_slice(), &[1, 2]);
+    /// assert_eq!(a.flatnonzero().to_vec(), vec![1, 2]);
     /// ```
-    pub fn flatnonzero(&self) -> IndexArray {
+    pub fn flatnonzero(&self) -> Array<i64> {
         let zero = T::default();
         let v: Vec<usize> = self
             .iter()
@@ -172,7 +169,7 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
             .filter(|(_, &x)| x != zero)
             .map(|(i, _)| i)
             .collect();
-        IndexArray::from_parts(vec![v.len()], v)
+        indices(&[v.len()], v)
     }
 }
 

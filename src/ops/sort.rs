@@ -7,7 +7,6 @@
 use super::select::is_nan;
 use crate::array::{normalize_axis, Array, ArrayBase, Data};
 use crate::dim::c_strides;
-use crate::ops::axis::IndexArray;
 use crate::ops::closures::{collect_array, for_each_offset};
 use crate::DType;
 use std::cmp::Ordering;
@@ -69,10 +68,10 @@ impl<T: DType + PartialOrd, S: Data<Elem = T>> ArrayBase<S> {
     /// ```
     /// use ndsimd::Array;
     /// let a = Array::from_shape_vec(&[2, 3], vec![3.0, 1.0, 2.0, 1.0, 1.0, 0.0]).unwrap();
-    /// assert_eq!(a.argsort_axis(1).unwrap().as_slice(), &[1, 2, 0, 2, 0, 1]);
-    /// assert_eq!(a.argsort_axis(0).unwrap().as_slice(), &[1, 0, 1, 0, 1, 0]);
+    /// assert_eq!(a.argsort_axis(1).unwrap().to_vec(), vec![1, 2, 0, 2, 0, 1]);
+    /// assert_eq!(a.argsort_axis(0).unwrap().to_vec(), vec![1, 0, 1, 0, 1, 0]);
     /// ```
-    pub fn argsort_axis(&self, axis: isize) -> crate::Result<IndexArray> {
+    pub fn argsort_axis(&self, axis: isize) -> crate::Result<Array<i64>> {
         let ax = normalize_axis(axis, self.ndim())?;
         let moved = self.swap_last(ax);
         let n = self.shape()[ax];
@@ -99,13 +98,13 @@ impl<T: DType + PartialOrd, S: Data<Elem = T>> ArrayBase<S> {
         // Lanes are laid out along the last axis: put `ax` back where it was.
         let last = self.ndim() - 1;
         if ax == last {
-            return Ok(IndexArray::from_parts(self.shape().to_vec(), idx));
+            return Ok(indices(self.shape(), idx));
         }
         let mut st = c_strides(moved.shape());
         st.swap(ax, last);
         let mut back = Vec::with_capacity(total);
         for_each_offset(self.shape(), &st, 0, |o| back.push(idx[o]));
-        Ok(IndexArray::from_parts(self.shape().to_vec(), back))
+        Ok(indices(self.shape(), back))
     }
 
     /// The indices that sort the row-major flattened array (NumPy's
@@ -113,9 +112,9 @@ impl<T: DType + PartialOrd, S: Data<Elem = T>> ArrayBase<S> {
     ///
     /// ```
     /// let a = ndsimd::Array::from_vec(vec![2.0, f64::NAN, 1.0, 2.0]);
-    /// assert_eq!(a.argsort().as_slice(), &[2, 0, 3, 1]);
+    /// assert_eq!(a.argsort().to_vec(), vec![2, 0, 3, 1]);
     /// ```
-    pub fn argsort(&self) -> IndexArray {
+    pub fn argsort(&self) -> Array<i64> {
         let flat = self.flatten();
         flat.argsort_axis(0).expect("a 1-D array has axis 0")
     }
@@ -238,4 +237,9 @@ fn out_lane(len: usize, n: usize) -> usize {
     } else {
         n
     }
+}
+
+/// An index array of `shape` over row-major `idx`, as NumPy's `int64` indices.
+pub(crate) fn indices(shape: &[usize], idx: Vec<usize>) -> Array<i64> {
+    Array::from_parts_standard(shape, idx.into_iter().map(|i| i as i64).collect())
 }

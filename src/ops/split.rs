@@ -1,7 +1,6 @@
 //! Cutting an elementwise operation's output over the pool: [`split`], and
 //! [`split_stream`] for outputs written with streaming stores.
 
-use crate::Element;
 use ndsimd_kernels::par;
 
 /// Elements per piece below which an elementwise op stays on one thread: a 16Ki
@@ -63,7 +62,7 @@ const STREAM_BLOCK: usize = 1024;
 ///
 /// [`stream_copy`]: ndsimd_kernels::stream::stream_copy
 /// [`stream_min`]: ndsimd_kernels::stream::stream_min
-pub(crate) fn split_stream<T: Element, F>(out: &mut [T], f: F)
+pub(crate) fn split_stream<T: crate::Numeric, F>(out: &mut [T], f: F)
 where
     F: Fn(std::ops::Range<usize>, &mut [T]) + Send + Sync + Copy,
 {
@@ -72,7 +71,7 @@ where
         return split(out, f);
     }
     split(out, move |r: std::ops::Range<usize>, piece: &mut [T]| {
-        let mut stage = [T::zero(); STREAM_BLOCK];
+        let mut stage = [T::default(); STREAM_BLOCK];
         for (k, block) in piece.chunks_mut(STREAM_BLOCK).enumerate() {
             let at = r.start + k * STREAM_BLOCK;
             let staged = &mut stage[..block.len()];

@@ -14,7 +14,7 @@ DESCR and SHAPE are the Python text of the header's 'descr' and 'shape' values
 (the header is "{'descr': DESCR, 'fortran_order': False, 'shape': SHAPE, }");
 VERDICT is the dtype and shape np.load reads ("<f8 [2, 3]"), "error" for a
 header it refuses, or "other" for a dtype it reads that is none of ndsimd's
-(float64, float32, bool). For a read row the file holds arange(n) of that dtype;
+(float64, float32, int64, int32, uint8, bool). For a read row the file holds arange(n) of that dtype;
 for the others, as many bytes as the header's shape asks (none when it cannot
 say), so that only the header can be refused. tests/npy_hostile.rs checks that
 ndsimd gives the same verdicts, "other" being its "unsupported dtype" error.
@@ -57,7 +57,7 @@ def main() -> int:
                 sizes = [d for d in hshape if isinstance(d, int) and d >= 0]
                 size = int(np.prod(sizes)) if len(sizes) == len(hshape) else 0
                 np.load(io.BytesIO(file_bytes(header, bytes(size * dtype.itemsize))))
-                ours = dtype.str in ("<f8", ">f8", "<f4", ">f4", "|b1")
+                ours = dtype.str in ("<f8", ">f8", "<f4", ">f4", "<i8", ">i8", "<i4", ">i4", "|u1", "|b1")
                 got = "accepted" if ours else "other"
             except Exception:
                 got = "error"

@@ -14,5 +14,6 @@ handwritten_floats!("neon", Neon, dot);
 handwritten_bytes!("neon", Bytes);
 math_kernels!("neon", crate::vector::neon::Neon);
 tier_tables!(crate::Tier::Neon);
+int_kernels!("neon", crate::Tier::Neon);
 byte_table!(crate::Tier::Neon);
 tier_kernels!(neon);

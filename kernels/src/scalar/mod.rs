@@ -50,9 +50,13 @@ use core::fmt::Debug;
 /// pair of elements (`|x, y| expression`).
 macro_rules! binary_oracle {
     ($(#[$doc:meta])* $name:ident, |$x:ident, $y:ident| $rule:expr $(, staged = $staged:literal)?) => {
+        binary_oracle!(@ Arith; $(#[$doc])* $name, |$x, $y| $rule $(, staged = $staged)?);
+    };
+    // `$Arith`: the oracle's element trait (`Arith` for floats, `int::IntArith`).
+    (@ $($Arith:ident)::+; $(#[$doc:meta])* $name:ident, |$x:ident, $y:ident| $rule:expr $(, staged = $staged:literal)?) => {
         $(#[$doc])*
         pub mod $name {
-            use $crate::scalar::Arith;
+            use $crate::scalar::$($Arith)::+ as Arith;
             /// Whether the in-place forms go through a stack block. For the rules
             /// that select one of their inputs (`maximum`, `minimum`), "store `acc`
             /// back unless `b` wins" is what LLVM sees, and it compiles that to a
@@ -209,9 +213,12 @@ macro_rules! unary_oracle {
 /// One comparison oracle, writing `bool`s, in its two shapes.
 macro_rules! cmp_oracle {
     ($(#[$doc:meta])* $name:ident, $op:tt) => {
+        cmp_oracle!(@ Arith; $(#[$doc])* $name, $op);
+    };
+    (@ $($Arith:ident)::+; $(#[$doc:meta])* $name:ident, $op:tt) => {
         $(#[$doc])*
         pub mod $name {
-            use $crate::scalar::Arith;
+            use $crate::scalar::$($Arith)::+ as Arith;
             /// `out[i] = a[i] cmp b[i]`
             #[inline(always)]
             pub fn vv<T: Arith>(a: &[T], b: &[T], out: &mut [bool]) {
@@ -231,6 +238,9 @@ macro_rules! cmp_oracle {
         }
     };
 }
+
+// After the oracle macros, which it uses.
+pub mod int;
 
 /// The arithmetic the oracles need; implemented for `f32` and `f64`.
 pub trait Arith:
@@ -709,6 +719,8 @@ pub fn first_nonzero_word(words: &[u64]) -> Option<usize> {
 // tier is the reference the others are compared with.
 use crate::math::oracle as math_ops;
 tier_tables!(crate::Tier::Scalar);
+use self::int as int_ops;
+int_kernels!(@statics crate::Tier::Scalar);
 byte_table!(crate::Tier::Scalar);
 tier_kernels!(scalar);
 

@@ -15,5 +15,6 @@ handwritten_floats!("avx2,fma", Avx2, dot);
 handwritten_bytes!("avx2,fma", Bytes);
 math_kernels!("avx2,fma", crate::vector::avx2::Avx2);
 tier_tables!(crate::Tier::Avx2);
+int_kernels!("avx2,fma", crate::Tier::Avx2);
 byte_table!(crate::Tier::Avx2);
 tier_kernels!(avx2);

@@ -138,5 +138,9 @@ math_kernels!(
     crate::vector::avx512::Avx512
 );
 tier_tables!(crate::Tier::Avx512);
+int_kernels!(
+    "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma",
+    crate::Tier::Avx512
+);
 byte_table!(crate::Tier::Avx512);
 tier_kernels!(avx512);

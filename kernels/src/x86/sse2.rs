@@ -14,5 +14,6 @@ handwritten_floats!("sse2", Sse2, dot);
 handwritten_bytes!("sse2", Bytes);
 math_kernels!("sse2", crate::vector::sse2::Sse2);
 tier_tables!(crate::Tier::Sse2);
+int_kernels!("sse2", crate::Tier::Sse2);
 byte_table!(crate::Tier::Sse2);
 tier_kernels!(sse2);

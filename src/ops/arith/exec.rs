@@ -8,7 +8,7 @@ use super::super::operand::{
 use super::super::split::{pieces, split, split_stream, PAR_MIN_ELEMS};
 use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
 use crate::error::{Error, Result};
-use crate::{DType, Element};
+use crate::{DType, Element, Numeric};
 use ndsimd_kernels::{par, BinaryOp, UnaryOp};
 
 #[inline]
@@ -29,7 +29,7 @@ fn call_binary<T: Copy>(op: &BinaryOp<T>, a: Src<'_, T>, b: Src<'_, T>, out: &mu
 /// with one shape (or a scalar `b`). Returns false to take the general path, which
 /// also reports any shape error.
 #[inline]
-pub(super) fn fast_binary<T: Element, S: Data<Elem = T>>(
+pub(super) fn fast_binary<T: Numeric, S: Data<Elem = T>>(
     op: &BinaryOp<T>,
     a: &ArrayBase<S>,
     b: &Operand<'_, T>,
@@ -65,7 +65,7 @@ pub(super) fn fast_binary<T: Element, S: Data<Elem = T>>(
 /// and of every operator that allocates (`&a + &b`, `&a * 2.0`, `2.0 - &a`), so
 /// each spelling gives the same bits by the same route. `name` is the method a
 /// shape error names.
-pub(super) fn binary_alloc<T: Element>(
+pub(super) fn binary_alloc<T: Numeric>(
     op: &BinaryOp<T>,
     name: &'static str,
     a: &Operand<'_, T>,
@@ -90,7 +90,7 @@ pub(super) fn binary_alloc<T: Element>(
 /// owned). Errors when `b` does not broadcast to exactly `acc`'s shape: `name`
 /// (the allocating method) names a shape that does not broadcast, `assign_name`
 /// one that would grow `acc`.
-pub(super) fn binary_assign<T: Element>(
+pub(super) fn binary_assign<T: Numeric>(
     op: &BinaryOp<T>,
     name: &'static str,
     assign_name: &'static str,
@@ -112,7 +112,7 @@ pub(super) fn binary_assign<T: Element>(
 /// [`fast_binary`] into a new array: both operands contiguous with one shape, or
 /// one a scalar and the other contiguous.
 #[inline]
-fn fast_binary_alloc<T: Element>(
+fn fast_binary_alloc<T: Numeric>(
     op: &BinaryOp<T>,
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
@@ -132,7 +132,7 @@ fn fast_binary_alloc<T: Element>(
 /// `b` is a scalar or contiguous with the same shape. Written straight into a
 /// fresh allocation (no zeroing pass), on the pool as `split` would cut it.
 #[inline]
-pub(super) fn alloc_contiguous<T: Element>(
+pub(super) fn alloc_contiguous<T: Numeric>(
     op: &BinaryOp<T>,
     shape: &[usize],
     xs: &[T],
@@ -158,7 +158,7 @@ const ALLOC_MIN_RUN: usize = 64;
 /// pool as the `_into` form cuts them. `None` (the caller then zeroes and runs the
 /// engine) when an input is strided along the run, the runs are short, or the
 /// result is empty.
-pub(super) fn broadcast_alloc<T: Element>(
+pub(super) fn broadcast_alloc<T: Numeric>(
     op: &BinaryOp<T>,
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
@@ -191,7 +191,7 @@ pub(super) fn broadcast_alloc<T: Element>(
 
 /// Writes `op(a, b)` into `out` (shapes already checked: `out` has the broadcast
 /// shape and `a`, `b` broadcast to it).
-pub(super) fn binary_exec<T: Element>(
+pub(super) fn binary_exec<T: Numeric>(
     op: &BinaryOp<T>,
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,
@@ -288,7 +288,7 @@ pub(crate) fn zip_exec<T: DType, U: DType>(
 }
 
 /// `acc = acc op b` (shapes checked: `b` broadcasts to `acc`).
-fn assign_exec<T: Element>(
+fn assign_exec<T: Numeric>(
     op: &BinaryOp<T>,
     acc: &mut ArrayBase<impl DataMut<Elem = T>>,
     b: &Operand<'_, T>,
@@ -320,8 +320,8 @@ fn assign_exec<T: Element>(
     };
     let (len, [sacc, stb]) = plan.run();
     let ad = acc.data.storage_mut();
-    let mut bb = [T::zero(); BLOCK];
-    let mut bacc = [T::zero(); BLOCK];
+    let mut bb = [T::default(); BLOCK];
+    let mut bacc = [T::default(); BLOCK];
     plan.for_each_run(|[oacc, ob]| {
         let mut done = 0;
         while done < len {
@@ -372,8 +372,8 @@ pub(crate) fn unary_exec<T: Element>(
     };
     let (len, [so, sa]) = plan.run();
     let od = out.data.storage_mut();
-    let mut ba = [T::zero(); BLOCK];
-    let mut bo = [T::zero(); BLOCK];
+    let mut ba = [T::default(); BLOCK];
+    let mut bo = [T::default(); BLOCK];
     plan.for_each_run(|[oo, oa]| {
         let mut done = 0;
         while done < len {

@@ -12,7 +12,7 @@ use super::operand::{check_out, result_shape, IntoOperand, Operand};
 use super::split::{pieces, split};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::error::Result;
-use crate::Element;
+use crate::{Element, Numeric};
 use exec::{alloc_contiguous, binary_alloc, binary_assign, binary_exec, fast_binary};
 pub(crate) use exec::{unary_exec, zip_exec};
 use ndsimd_kernels::{par, KernelElement, Table};
@@ -21,9 +21,21 @@ fn table<T: Element>() -> &'static Table<T> {
     <T as KernelElement>::table()
 }
 
+/// The kernel of one binary operation: `float` ones from the float table, `num`
+/// ones (those every [`Numeric`] type has) through [`Numeric::num_ops`].
+macro_rules! op {
+    (float, $T:ty, $f:ident) => {
+        &table::<$T>().$f
+    };
+    (num, $T:ty, $f:ident) => {
+        <$T as Numeric>::num_ops().$f
+    };
+}
+pub(crate) use op;
+
 macro_rules! binary_methods {
-    ($( $name:ident, $into:ident, $assign:ident, $field:ident, $sym:literal, $numpy:literal; )*) => {
-        impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+    ($kind:ident $Bound:ident; $( $name:ident, $into:ident, $assign:ident, $field:ident, $sym:literal, $numpy:literal; )*) => {
+        impl<T: $Bound, S: Data<Elem = T>> ArrayBase<S> {
             $(
             #[doc = concat!($sym, " elementwise with NumPy broadcasting, in a new array (NumPy's `np.", $numpy, "`).")]
             ///
@@ -40,7 +52,7 @@ macro_rules! binary_methods {
             #[doc = concat!("assert!(m.", stringify!($name), "(&Array::<f64>::zeros(&[3])).is_err());")]
             /// ```
             pub fn $name<'b>(&self, rhs: impl IntoOperand<'b, T>) -> Result<Array<T>> {
-                let (op, rhs) = (&table::<T>().$field, rhs.into_operand());
+                let (op, rhs) = (op!($kind, T, $field), rhs.into_operand());
                 // A contiguous `self` goes to the kernel without a view of it built.
                 if let Some(out) = self.as_slice().and_then(|xs| alloc_contiguous(op, self.shape(), xs, &rhs)) {
                     return Ok(out);
@@ -68,18 +80,18 @@ macro_rules! binary_methods {
                 out: &mut ArrayBase<impl DataMut<Elem = T>>,
             ) -> Result<()> {
                 let rhs = rhs.into_operand();
-                if fast_binary(&table::<T>().$field, self, &rhs, out) {
+                if fast_binary(op!($kind, T, $field), self, &rhs, out) {
                     return Ok(());
                 }
                 let shape = result_shape(stringify!($name), self.shape(), &rhs)?;
                 check_out(&shape, out.shape())?;
-                binary_exec(&table::<T>().$field, &Operand::Array(self.view()), &rhs, out);
+                binary_exec(op!($kind, T, $field), &Operand::Array(self.view()), &rhs, out);
                 Ok(())
             }
             )*
         }
 
-        impl<T: Element, S: DataMut<Elem = T>> ArrayBase<S> {
+        impl<T: $Bound, S: DataMut<Elem = T>> ArrayBase<S> {
             $(
             #[doc = concat!("In place, `self` becomes ", $sym, ", `rhs` broadcast to `self`'s shape.")]
             ///
@@ -93,7 +105,7 @@ macro_rules! binary_methods {
             #[doc = concat!("assert!(a.", stringify!($assign), "(&Array::<f64>::ones(&[3, 2, 2])).is_err());")]
             /// ```
             pub fn $assign<'b>(&mut self, rhs: impl IntoOperand<'b, T>) -> Result<()> {
-                let op = &table::<T>().$field;
+                let op = op!($kind, T, $field);
                 binary_assign(op, stringify!($name), stringify!($assign), self, &rhs.into_operand())
             }
             )*
@@ -101,10 +113,13 @@ macro_rules! binary_methods {
     };
 }
 
-binary_methods! {
-    add, add_into, try_add_assign, add, "`self + rhs`", "add";
-    sub, sub_into, try_sub_assign, sub, "`self - rhs`", "subtract";
-    mul, mul_into, try_mul_assign, mul, "`self * rhs`", "multiply";
+binary_methods! { num Numeric;
+    add, add_into, try_add_assign, add, "`self + rhs` (integers wrap on overflow, as NumPy's)", "add";
+    sub, sub_into, try_sub_assign, sub, "`self - rhs` (integers wrap)", "subtract";
+    mul, mul_into, try_mul_assign, mul, "`self * rhs` (integers wrap)", "multiply";
+}
+
+binary_methods! { float Element;
     div, div_into, try_div_assign, div, "`self / rhs`", "divide";
     maximum, maximum_into, try_maximum_assign, maximum,
         "NumPy's `maximum(self, rhs)` (a NaN in either propagates; of equal values, `-0` and `+0` included, the result is `rhs`'s)", "maximum";

@@ -13,12 +13,12 @@
 //! - `-&a`, `-view`: `a.neg()`; `-a` with `a` owned: `a.neg_assign()`.
 
 use super::exec::{binary_alloc, binary_assign};
-use super::table;
+use super::{op, table};
 use crate::array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut};
 use crate::dim::broadcast_shapes;
 use crate::error::Result;
 use crate::ops::operand::Operand;
-use crate::Element;
+use crate::{Element, Numeric};
 use std::ops;
 
 /// The value, or a panic with the error's message (at the operator's caller).
@@ -31,11 +31,11 @@ fn or_panic<R>(r: Result<R>) -> R {
 }
 
 macro_rules! binary_operators {
-    ($( $Trait:ident $method:ident $Assign:ident $assign_method:ident => $name:ident $try_assign:ident; )*) => {$(
+    ($kind:ident $Bound:ident $scalars:tt; $( $Trait:ident $method:ident $Assign:ident $assign_method:ident => $name:ident $try_assign:ident; )*) => {$(
         #[doc = concat!("`self.", stringify!($name), "(rhs)`; panics with its error message.")]
         impl<'b, S1: Data, S2: Data<Elem = S1::Elem>> ops::$Trait<&'b ArrayBase<S2>> for &ArrayBase<S1>
         where
-            S1::Elem: Element,
+            S1::Elem: $Bound,
         {
             type Output = Array<S1::Elem>;
             #[track_caller]
@@ -47,7 +47,7 @@ macro_rules! binary_operators {
         /// As `&a op &rhs`.
         impl<S1: Data, S2: Data<Elem = S1::Elem>> ops::$Trait<ArrayBase<S2>> for &ArrayBase<S1>
         where
-            S1::Elem: Element,
+            S1::Elem: $Bound,
         {
             type Output = Array<S1::Elem>;
             #[track_caller]
@@ -57,18 +57,18 @@ macro_rules! binary_operators {
         }
 
         #[doc = concat!("`self.", stringify!($name), "(rhs)`; never fails (a scalar broadcasts to every shape).")]
-        impl<T: Element, S: Data<Elem = T>> ops::$Trait<T> for &ArrayBase<S> {
+        impl<T: $Bound, S: Data<Elem = T>> ops::$Trait<T> for &ArrayBase<S> {
             type Output = Array<T>;
             #[track_caller]
             fn $method(self, rhs: T) -> Array<T> {
                 let (a, b) = (Operand::Array(self.view()), Operand::Scalar(rhs));
-                or_panic(binary_alloc(&table::<T>().$name, stringify!($name), &a, &b))
+                or_panic(binary_alloc(op!($kind, T, $name), stringify!($name), &a, &b))
             }
         }
 
         #[doc = concat!("In `self`'s buffer (`", stringify!($try_assign), "`) when the result has its shape, else `self.", stringify!($name), "(rhs)`.")]
         /// Panics with the method's error message when the shapes do not broadcast.
-        impl<'b, T: Element, S2: Data<Elem = T>> ops::$Trait<&'b ArrayBase<S2>> for Array<T> {
+        impl<'b, T: $Bound, S2: Data<Elem = T>> ops::$Trait<&'b ArrayBase<S2>> for Array<T> {
             type Output = Array<T>;
             #[track_caller]
             fn $method(mut self, rhs: &'b ArrayBase<S2>) -> Array<T> {
@@ -82,7 +82,7 @@ macro_rules! binary_operators {
         }
 
         /// As `self op &rhs` (`rhs`'s buffer is not reused).
-        impl<T: Element, S2: Data<Elem = T>> ops::$Trait<ArrayBase<S2>> for Array<T> {
+        impl<T: $Bound, S2: Data<Elem = T>> ops::$Trait<ArrayBase<S2>> for Array<T> {
             type Output = Array<T>;
             #[track_caller]
             fn $method(self, rhs: ArrayBase<S2>) -> Array<T> {
@@ -91,24 +91,24 @@ macro_rules! binary_operators {
         }
 
         #[doc = concat!("In `self`'s buffer (`", stringify!($try_assign), "`).")]
-        impl<T: Element> ops::$Trait<T> for Array<T> {
+        impl<T: $Bound> ops::$Trait<T> for Array<T> {
             type Output = Array<T>;
             #[track_caller]
             fn $method(mut self, rhs: T) -> Array<T> {
-                let op = &table::<T>().$name;
+                let op = op!($kind, T, $name);
                 let b = Operand::Scalar(rhs);
                 or_panic(binary_assign(op, stringify!($name), stringify!($try_assign), &mut self, &b));
                 self
             }
         }
 
-        binary_operators!(@view ArrayView $Trait $method);
-        binary_operators!(@view ArrayViewMut $Trait $method);
+        binary_operators!(@view $Bound ArrayView $Trait $method);
+        binary_operators!(@view $Bound ArrayViewMut $Trait $method);
 
         #[doc = concat!("`self.", stringify!($try_assign), "(rhs)`; panics with its error message.")]
         impl<'b, S: DataMut, S2: Data<Elem = S::Elem>> ops::$Assign<&'b ArrayBase<S2>> for ArrayBase<S>
         where
-            S::Elem: Element,
+            S::Elem: $Bound,
         {
             #[track_caller]
             fn $assign_method(&mut self, rhs: &'b ArrayBase<S2>) {
@@ -119,7 +119,7 @@ macro_rules! binary_operators {
         /// As `self op= &rhs`.
         impl<S: DataMut, S2: Data<Elem = S::Elem>> ops::$Assign<ArrayBase<S2>> for ArrayBase<S>
         where
-            S::Elem: Element,
+            S::Elem: $Bound,
         {
             #[track_caller]
             fn $assign_method(&mut self, rhs: ArrayBase<S2>) {
@@ -128,23 +128,22 @@ macro_rules! binary_operators {
         }
 
         #[doc = concat!("`self.", stringify!($try_assign), "(rhs)`.")]
-        impl<T: Element, S: DataMut<Elem = T>> ops::$Assign<T> for ArrayBase<S> {
+        impl<T: $Bound, S: DataMut<Elem = T>> ops::$Assign<T> for ArrayBase<S> {
             #[track_caller]
             fn $assign_method(&mut self, rhs: T) {
-                let op = &table::<T>().$name;
+                let op = op!($kind, T, $name);
                 let b = Operand::Scalar(rhs);
                 or_panic(binary_assign(op, stringify!($name), stringify!($try_assign), self, &b))
             }
         }
 
-        binary_operators!(@scalar f32 $Trait $method $name);
-        binary_operators!(@scalar f64 $Trait $method $name);
+        binary_operators!(@scalars $kind $scalars $Trait $method $name);
     )*};
 
     // A view by value on the left: as the borrowed view.
-    (@view $View:ident $Trait:ident $method:ident) => {
+    (@view $Bound:ident $View:ident $Trait:ident $method:ident) => {
         /// As `&self op rhs`.
-        impl<'a, 'b, T: Element, S2: Data<Elem = T>> ops::$Trait<&'b ArrayBase<S2>> for $View<'a, T> {
+        impl<'a, 'b, T: $Bound, S2: Data<Elem = T>> ops::$Trait<&'b ArrayBase<S2>> for $View<'a, T> {
             type Output = Array<T>;
             #[track_caller]
             fn $method(self, rhs: &'b ArrayBase<S2>) -> Array<T> {
@@ -153,7 +152,7 @@ macro_rules! binary_operators {
         }
 
         /// As `&self op &rhs`.
-        impl<'a, T: Element, S2: Data<Elem = T>> ops::$Trait<ArrayBase<S2>> for $View<'a, T> {
+        impl<'a, T: $Bound, S2: Data<Elem = T>> ops::$Trait<ArrayBase<S2>> for $View<'a, T> {
             type Output = Array<T>;
             #[track_caller]
             fn $method(self, rhs: ArrayBase<S2>) -> Array<T> {
@@ -162,7 +161,7 @@ macro_rules! binary_operators {
         }
 
         /// As `&self op rhs`.
-        impl<'a, T: Element> ops::$Trait<T> for $View<'a, T> {
+        impl<'a, T: $Bound> ops::$Trait<T> for $View<'a, T> {
             type Output = Array<T>;
             #[track_caller]
             fn $method(self, rhs: T) -> Array<T> {
@@ -172,14 +171,17 @@ macro_rules! binary_operators {
     };
 
     // A scalar on the left: the allocating path with the operands in that order.
-    (@scalar $t:ident $Trait:ident $method:ident $name:ident) => {
+    (@scalars $kind:ident [$($t:ident)*] $Trait:ident $method:ident $name:ident) => {
+        $(binary_operators!(@scalar $kind $t $Trait $method $name);)*
+    };
+    (@scalar $kind:ident $t:ident $Trait:ident $method:ident $name:ident) => {
         /// A new array; never fails (a scalar broadcasts to every shape).
         impl<'a, S: Data<Elem = $t>> ops::$Trait<&'a ArrayBase<S>> for $t {
             type Output = Array<$t>;
             #[track_caller]
             fn $method(self, rhs: &'a ArrayBase<S>) -> Array<$t> {
                 let (a, b) = (Operand::Scalar(self), Operand::Array(rhs.view()));
-                or_panic(binary_alloc(&table::<$t>().$name, stringify!($name), &a, &b))
+                or_panic(binary_alloc(op!($kind, $t, $name), stringify!($name), &a, &b))
             }
         }
 
@@ -194,10 +196,13 @@ macro_rules! binary_operators {
     };
 }
 
-binary_operators! {
+binary_operators! { num Numeric [f32 f64 i32 i64 u8];
     Add add AddAssign add_assign => add try_add_assign;
     Sub sub SubAssign sub_assign => sub try_sub_assign;
     Mul mul MulAssign mul_assign => mul try_mul_assign;
+}
+
+binary_operators! { float Element [f32 f64];
     Div div DivAssign div_assign => div try_div_assign;
 }
 

@@ -16,6 +16,16 @@ def vec(n, k, dt, small):
 def case(op, n):
     dt = np.float32 if op.startswith("f32 ") else np.float64
     op = op.removeprefix("f32 ")
+    if op.startswith("i64 "):
+        # The integer rows (bench/ints.rs): small values, as int64.
+        op = op.removeprefix("i64 ")
+        x, y = vec(n, 7919, np.int64, True), vec(n, 104729, np.int64, True)
+        # Answers go back as float64, as every row's (exact for these values).
+        if op == "add":
+            return lambda: x + y, lambda: (x + y).astype(np.float64)
+        if op == "sum":
+            return lambda: x.sum(), lambda: np.array([x.sum()], dtype=np.float64)
+        return None
     if op.startswith("matmul"):
         # A square, or a batch of n squares of side d ("matmul f64 1000xD²").
         rest = op.removeprefix("matmul f64").removeprefix("matmul f32")

@@ -177,6 +177,9 @@ pub fn vec_of<T: ndsimd::Element>(n: usize, k: usize, small: bool) -> Array<T> {
 }
 
 fn our_case(op: &str, n: usize) -> Option<Case> {
+    if let Some(rest) = op.strip_prefix("i64 ") {
+        return int_case(rest, n);
+    }
     if let Some(rest) = op.strip_prefix("f32 ") {
         return typed::<f32>(rest, n);
     }
@@ -330,7 +333,7 @@ fn port_case<T: ndsimd::Element>(op: &str, n: usize, x: &Array<T>, y: &Array<T>)
     // ndsimd's own allocation (huge pages, as NumPy's operands), as bench/port.rs.
     let (x, y) = (x.to_owned(), y.to_owned());
     let f = |a: &Array<T>| a.iter().map(|v| v.to_f64().unwrap()).collect::<Vec<f64>>();
-    let ix = |v: Vec<usize>| v.into_iter().map(|i| i as f64).collect::<Vec<f64>>();
+    let ix = |v: Vec<i64>| v.into_iter().map(|i| i as f64).collect::<Vec<f64>>();
     let want = match op {
         "take" => f(&x.take(&super::port::take_indices(n), 0).ok()?),
         "where" => f(&ndsimd::where_(&x.greater(&y).ok()?, &x, &y).ok()?),
@@ -357,4 +360,34 @@ fn port_case<T: ndsimd::Element>(op: &str, n: usize, x: &Array<T>, y: &Array<T>)
         _ => Box::new(move || drop(black_box(black_box(&x).argsort()))),
     };
     Some((run, Box::new(move || want.clone())))
+}
+
+/// The integer rows (`bench/ints.rs`): `i64 add` and `i64 sum` on `compare.py`'s
+/// small values.
+fn int_case(op: &str, n: usize) -> Option<Case> {
+    use std::hint::black_box;
+    let (x, y) = (
+        super::ints::ints_of(n, 7919),
+        super::ints::ints_of(n, 104729),
+    );
+    let f = |a: &Array<i64>| a.iter().map(|&v| v as f64).collect::<Vec<f64>>();
+    match op {
+        "add" => {
+            let want = f(&x.add(&y).ok()?);
+            Some((
+                Box::new(move || drop(black_box(black_box(&x).add(&y).unwrap()))),
+                Box::new(move || want.clone()),
+            ))
+        }
+        "sum" => {
+            let want = vec![x.sum() as f64];
+            Some((
+                Box::new(move || {
+                    black_box(black_box(&x).sum());
+                }),
+                Box::new(move || want.clone()),
+            ))
+        }
+        _ => None,
+    }
 }

@@ -19,6 +19,7 @@
 mod charts;
 mod compare;
 mod gemm;
+mod ints;
 mod math;
 mod pool;
 mod port;
@@ -260,6 +261,7 @@ fn run_tables(r: &mut Runner) {
     ndsimd::with_threads(1, || {
         single::single(r);
         port::port(r);
+        ints::ints(r);
     });
     ndsimd::with_threads(1, || workspace::workspace(r));
     ndsimd::with_threads(1, || math::math(r));

@@ -114,7 +114,8 @@ pub fn port(r: &mut Runner) {
             i.sort_by(|&a, &b| sx[a].total_cmp(&sx[b]));
             i
         };
-        assert_eq!(x.argsort().into_vec(), plain(), "bench argsort");
+        let want: Vec<i64> = plain().into_iter().map(|i| i as i64).collect();
+        assert_eq!(x.argsort().into_vec(), want, "bench argsort");
         r.row(
             "argsort",
             n,
