@@ -189,6 +189,10 @@ pub struct Table<T: 'static> {
     pub log2: UnaryOp<T>,
     /// `log10 x` within 1 ULP ([`math`]: as `log`)
     pub log10: UnaryOp<T>,
+    /// `sin x` within 1 ULP ([`math`]: NaN for NaN and ±Inf, `sin(-0) = -0`)
+    pub sin: UnaryOp<T>,
+    /// `cos x` within 1 ULP ([`math`]: NaN for NaN and ±Inf)
+    pub cos: UnaryOp<T>,
     /// NumPy's `maximum(x, y)`: `x` if `x` is NaN, else `x > y ? x : y` (so a NaN in
     /// either propagates, and equal values, `-0` and `+0` included, give `y`)
     pub maximum: BinaryOp<T>,

@@ -180,6 +180,8 @@ macro_rules! math_kernels {
             math_kernels!(@op $feature, $isa, exp2, $crate::math::EXP2);
             math_kernels!(@op $feature, $isa, log2, $crate::math::LOG2);
             math_kernels!(@op $feature, $isa, log10, $crate::math::LOG10);
+            math_kernels!(@op $feature, $isa, sin, $crate::math::SIN);
+            math_kernels!(@op $feature, $isa, cos, $crate::math::COS);
         }
     };
     (@op $feature:literal, $isa:path, $op:ident, $id:path) => {
@@ -243,6 +245,8 @@ macro_rules! tier_tables {
             exp2: tier_tables!(@unary math_ops::exp2),
             log2: tier_tables!(@unary math_ops::log2),
             log10: tier_tables!(@unary math_ops::log10),
+            sin: tier_tables!(@unary math_ops::sin),
+            cos: tier_tables!(@unary math_ops::cos),
             maximum: tier_tables!(@binary maximum),
             minimum: tier_tables!(@binary minimum),
             fma,

@@ -9,8 +9,8 @@ mod common;
 
 use common::{each_tier, TestFloat, XorShift, MAX_LEN, W};
 use ndsimd_kernels::math::{
-    exp2_f32, exp2_f64, exp_f32, exp_f64, log10_f32, log10_f64, log2_f32, log2_f64, log_f32,
-    log_f64,
+    cos_f32, cos_f64, exp2_f32, exp2_f64, exp_f32, exp_f64, log10_f32, log10_f64, log2_f32,
+    log2_f64, log_f32, log_f64, sin_f32, sin_f64,
 };
 use ndsimd_kernels::{Table, UnaryOp};
 
@@ -33,6 +33,8 @@ impl MathFloat for f64 {
             "exp2" => exp2_f64(x),
             "log2" => log2_f64(x),
             "log10" => log10_f64(x),
+            "sin" => sin_f64(x),
+            "cos" => cos_f64(x),
             _ => unreachable!(),
         }
     }
@@ -51,6 +53,8 @@ impl MathFloat for f32 {
             "exp2" => exp2_f32(x),
             "log2" => log2_f32(x),
             "log10" => log10_f32(x),
+            "sin" => sin_f32(x),
+            "cos" => cos_f32(x),
             _ => unreachable!(),
         }
     }
@@ -67,6 +71,8 @@ fn op<'a, T>(t: &'a Table<T>, name: &str) -> &'a UnaryOp<T> {
         "exp2" => &t.exp2,
         "log2" => &t.log2,
         "log10" => &t.log10,
+        "sin" => &t.sin,
+        "cos" => &t.cos,
         _ => unreachable!(),
     }
 }
@@ -362,7 +368,7 @@ fn lengths<T: MathFloat>() {
     let mut rng = XorShift(0x1234_5678_9abc_def1);
     each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
-        for name in ["exp", "log", "exp2", "log2", "log10"] {
+        for name in ["exp", "log", "exp2", "log2", "log10", "sin", "cos"] {
             let k = op(t, name);
             for len in 0..=MAX_LEN {
                 for skew in 0..W.min(8) {
@@ -430,7 +436,7 @@ fn fenced<T: MathFloat + common::fenced::AnyBits>() {
     let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
     each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
-        for name in ["exp", "log", "exp2", "log2", "log10"] {
+        for name in ["exp", "log", "exp2", "log2", "log10", "sin", "cos"] {
             let k = op(t, name);
             for len in 0..=MAX_LEN {
                 for pin in PLACES {
@@ -468,7 +474,7 @@ fn speed() {
         let mut out = vec![T::ZERO; n];
         each_tier(|tier| {
             let t = T::table_for(tier).unwrap();
-            for name in ["exp", "log", "exp2", "log2", "log10"] {
+            for name in ["exp", "log", "exp2", "log2", "log10", "sin", "cos"] {
                 let k = op(t, name);
                 let mut best = f64::MAX;
                 for _ in 0..20 {
@@ -490,4 +496,102 @@ fn speed() {
     }
     run::<f32>(1 << 22);
     run::<f32>(1 << 14);
+}
+
+#[test]
+fn sin_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("sin");
+}
+
+#[test]
+fn sin_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("sin");
+}
+
+#[test]
+fn cos_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("cos");
+}
+
+#[test]
+fn cos_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("cos");
+}
+
+/// sin and cos at NumPy's edges, every lane position: NaN for NaN and ±Inf,
+/// `sin(±0) = ±0`, `sin x = x` for tiny and subnormal `x`, exact values at 0,
+/// and inputs past the vector path's bound (reduced by the scalar path).
+fn trig_edges<T: MathFloat>() {
+    let inf = T::from_f64(f64::INFINITY);
+    let nan = T::from_f64(f64::NAN);
+    let tiny = T::from_bits64(1);
+    let small = T::from_f64(1e-5);
+    let normal = T::from_f64(if T::NAME == "f64" {
+        f64::MIN_POSITIVE
+    } else {
+        f32::MIN_POSITIVE as f64
+    });
+    let mut cases: Vec<(&str, T, T)> = vec![];
+    for name in ["sin", "cos"] {
+        cases.extend([(name, inf, nan), (name, -inf, nan), (name, nan, nan), (name, -nan, nan)]);
+    }
+    cases.extend([
+        ("sin", T::ZERO, T::ZERO),
+        ("sin", -T::ZERO, -T::ZERO),
+        ("sin", tiny, tiny),
+        ("sin", -tiny, -tiny),
+        ("sin", normal, normal),
+        ("sin", -normal, -normal),
+        ("cos", T::ZERO, T::ONE),
+        ("cos", -T::ZERO, T::ONE),
+        ("cos", tiny, T::ONE),
+    ]);
+    if T::NAME == "f64" {
+        // sin x = x - x^3/6 rounds to x below 2^-26; 1e-5 does not.
+        cases.push(("sin", small, T::from_f64(9.999999999833334e-6)));
+        // Past the bound: exact reductions (values from mpmath).
+        cases.push(("sin", T::from_f64(1e22), T::from_f64(-0.8522008497671888)));
+        cases.push(("cos", T::from_f64(1e22), T::from_f64(0.523214785395139)));
+        cases.push(("sin", T::from_f64(f64::MAX), T::from_f64(0.004961954789184062)));
+    } else {
+        cases.push(("sin", small, T::from_f64(9.999999747378752e-6)));
+        cases.push(("sin", T::from_f64(1e10), T::from_f64(-0.48750603199005127)));
+    }
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        for &(name, x, want) in &cases {
+            for len in [1, 3, W, W + 5] {
+                for at in 0..len {
+                    let mut xs = vec![T::from_f64(0.75); len];
+                    xs[at] = x;
+                    let mut out = vec![T::canary(); len];
+                    (op(t, name).map)(&xs, &mut out);
+                    let got = out[at];
+                    let ok = if want.nan() {
+                        got.nan()
+                    } else {
+                        got.bits() == want.bits()
+                    };
+                    assert!(
+                        ok,
+                        "{tier}: {name}({x:?}) = {got:?}, want {want:?} (len {len} lane {at})"
+                    );
+                    // The other lanes keep their own value.
+                    let other = T::oracle(name, T::from_f64(0.75));
+                    for (i, o) in out.iter().enumerate() {
+                        if i != at {
+                            let d = (o.to_f64() - other.to_f64()).abs();
+                            assert!(d <= T::ulp(other), "{tier}: {name} lane {i} disturbed: {o:?}");
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn trig_edges_are_numpys_at_every_tier() {
+    trig_edges::<f64>();
+    trig_edges::<f32>();
 }

@@ -34,6 +34,9 @@
 
 #[rustfmt::skip]
 mod tables;
+mod trig;
+
+pub use trig::{cos_f32, cos_f64, sin_f32, sin_f64};
 
 use crate::vector::{Element, FloatVector, IntVector, Isa, Vector, MAX_LANES};
 use tables::*;
@@ -431,6 +434,10 @@ pub(crate) const EXP2: u8 = 2;
 pub(crate) const LOG2: u8 = 3;
 /// See [`EXP`].
 pub(crate) const LOG10: u8 = 4;
+/// See [`EXP`] (`trig.rs`).
+pub(crate) const SIN: u8 = 16;
+/// See [`EXP`] (`trig.rs`).
+pub(crate) const COS: u8 = 17;
 
 /// The element types with exp/log kernels: the oracles and the vector kernels.
 pub trait Math: Element + crate::scalar::Arith {
@@ -718,6 +725,8 @@ impl Math for f64 {
             EXP2 => exp2_f64(x),
             LOG2 => log2_f64(x),
             LOG10 => log10_f64(x),
+            SIN => sin_f64(x),
+            COS => cos_f64(x),
             _ => log_f64(x),
         }
     }
@@ -728,6 +737,8 @@ impl Math for f64 {
             match OP {
                 EXP => exp_v64::<_, false>(x),
                 EXP2 => exp_v64::<_, true>(x),
+                SIN => trig::trig_v64::<_, false>(x),
+                COS => trig::trig_v64::<_, true>(x),
                 _ => log_v64::<_, OP>(x),
             }
         }
@@ -743,6 +754,8 @@ impl Math for f32 {
             EXP2 => exp2_f32(x),
             LOG2 => log2_f32(x),
             LOG10 => log10_f32(x),
+            SIN => sin_f32(x),
+            COS => cos_f32(x),
             _ => log_f32(x),
         }
     }
@@ -753,6 +766,8 @@ impl Math for f32 {
             match OP {
                 EXP => exp_v32::<_, false>(x),
                 EXP2 => exp_v32::<_, true>(x),
+                SIN => trig::trig_v32::<_, false>(x),
+                COS => trig::trig_v32::<_, true>(x),
                 _ => log_v32::<_, OP>(x),
             }
         }
@@ -826,6 +841,8 @@ pub(crate) mod oracle {
     oracle_op!(exp2, crate::math::EXP2);
     oracle_op!(log2, crate::math::LOG2);
     oracle_op!(log10, crate::math::LOG10);
+    oracle_op!(sin, crate::math::SIN);
+    oracle_op!(cos, crate::math::COS);
 }
 
 #[cfg(test)]

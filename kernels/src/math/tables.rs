@@ -480,3 +480,100 @@ pub(crate) const LOG10_F32_SCALE_HI: f32 = f32::from_bits(0x3ede5bd9);
 
 /// 1 / ln 10 minus its rounded value, rounded.
 pub(crate) const LOG10_F32_SCALE_LO: f32 = f32::from_bits(0xb22d91af);
+
+/// 2 / pi rounded.
+pub(crate) const TRIG_F64_INV_PIO2: f64 = f64::from_bits(0x3fe45f306dc9c883);
+
+/// pi/2 part 1: its leading 26 bits.
+pub(crate) const TRIG_F64_C1A: f64 = f64::from_bits(0x3ff921fb50000000);
+
+/// pi/2 part 1: the rest of its bits.
+pub(crate) const TRIG_F64_C1B: f64 = f64::from_bits(0x3e5110b460000000);
+
+/// pi/2 part 2: its leading 26 bits.
+pub(crate) const TRIG_F64_C2A: f64 = f64::from_bits(0x3c91a62630000000);
+
+/// pi/2 part 2: the rest of its bits.
+pub(crate) const TRIG_F64_C2B: f64 = f64::from_bits(0x3ae8a2e038000000);
+
+/// pi/2 part 3: pi/2 - C1 - C2 rounded.
+pub(crate) const TRIG_F64_C3: f64 = f64::from_bits(0xb91f1976b7ed8fbc);
+
+/// sin(r) = r + r^3 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).
+pub(crate) static SIN_F64_POLY: [f64; 7] = [
+    f64::from_bits(0xbfc5555555555555),
+    f64::from_bits(0x3f81111111111023),
+    f64::from_bits(0xbf2a01a019fea7c7),
+    f64::from_bits(0x3ec71de3a1436dec),
+    f64::from_bits(0xbe5ae63ff1273033),
+    f64::from_bits(0x3de60eb7176ffb8c),
+    f64::from_bits(0xbd690a6e3bc03c76),
+];
+
+/// cos(r) = 1 - r^2/2 + r^4 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).
+pub(crate) static COS_F64_POLY: [f64; 6] = [
+    f64::from_bits(0x3fa5555555555555),
+    f64::from_bits(0xbf56c16c16c1689f),
+    f64::from_bits(0x3efa01a019f2c143),
+    f64::from_bits(0xbe927e4f9f21c2f4),
+    f64::from_bits(0x3e21eeb45ce72219),
+    f64::from_bits(0xbda9066565679989),
+];
+
+/// 2 / pi rounded.
+pub(crate) const TRIG_F32_INV_PIO2: f32 = f32::from_bits(0x3f22f983);
+
+/// pi/2 part 1: its leading 12 bits.
+pub(crate) const TRIG_F32_C1A: f32 = f32::from_bits(0x3fc90000);
+
+/// pi/2 part 1: the rest of its bits.
+pub(crate) const TRIG_F32_C1B: f32 = f32::from_bits(0x39fdb000);
+
+/// pi/2 part 2: its leading 12 bits.
+pub(crate) const TRIG_F32_C2A: f32 = f32::from_bits(0xb33bb000);
+
+/// pi/2 part 2: the rest of its bits.
+pub(crate) const TRIG_F32_C2B: f32 = f32::from_bits(0xad52e000);
+
+/// pi/2 part 3: pi/2 - C1 - C2 rounded.
+pub(crate) const TRIG_F32_C3: f32 = f32::from_bits(0xa6f72ced);
+
+/// sin(r) = r + r^3 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).
+pub(crate) static SIN_F32_POLY: [f32; 4] = [
+    f32::from_bits(0xbe2aaaab),
+    f32::from_bits(0x3c0888cb),
+    f32::from_bits(0xb9503fcd),
+    f32::from_bits(0x36431bb7),
+];
+
+/// cos(r) = 1 - r^2/2 + r^4 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).
+pub(crate) static COS_F32_POLY: [f32; 4] = [
+    f32::from_bits(0x3d2aaaab),
+    f32::from_bits(0xbab60be7),
+    f32::from_bits(0x37d07638),
+    f32::from_bits(0xb4aae8f2),
+];
+
+/// The bits of 2/pi after the binary point, 64 per word, most significant first.
+pub(crate) static TRIG_TWO_OVER_PI: [u64; 20] = [
+    0xa2f9836e4e441529,
+    0xfc2757d1f534ddc0,
+    0xdb6295993c439041,
+    0xfe5163abdebbc561,
+    0xb7246e3a424dd2e0,
+    0x06492eea09d1921c,
+    0xfe1deb1cb129a73e,
+    0xe88235f52ebb4484,
+    0xe99c7026b45f7e41,
+    0x3991d639835339f4,
+    0x9c845f8bbdf9283b,
+    0x1ff897ffde05980f,
+    0xef2f118b5a0a6d1f,
+    0x6d367ecf27cb09b7,
+    0x4f463f669e5fea2d,
+    0x7527bac7ebe5f17b,
+    0x3d0739f78a5292ea,
+    0x6bfb5fb11f8d5d08,
+    0x56033046fc7b6bab,
+    0xf0cfbc209af4361d,
+];

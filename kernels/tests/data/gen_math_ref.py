@@ -2,6 +2,7 @@
 """Reference values for the exp, log, exp2, log2 and log10 accuracy tests (kernels/tests/math.rs).
 
     python3 kernels/tests/data/gen_math_ref.py    # rewrites kernels/tests/data/math_*.txt
+    python3 kernels/tests/data/gen_math_ref.py trig    # only math_sin_* and math_cos_*
 
 One file per function and type, one point per line: the input's bits, the
 correctly rounded result's bits (hex), and the exact result minus the rounded
@@ -169,5 +170,88 @@ def main():
             print(path, len(lines))
 
 
+def pio2_convergents(limit):
+    """Numerators p < limit of the continued-fraction convergents p/q of pi/2: the
+    integers closest to a multiple of pi/2 for their size (the reductions' worst
+    cases), with q."""
+    with mp.workprec(400):
+        a = mp.pi / 2
+        p0, q0, p1, q1 = 1, 0, int(mp.floor(a)), 1
+        frac = a - mp.floor(a)
+        out = []
+        while p1 < limit:
+            out.append((p1, q1))
+            frac = 1 / frac
+            t = int(mp.floor(frac))
+            frac -= t
+            p0, q0, p1, q1 = p1, q1, t * p1 + p0, t * q1 + q0
+    return out
+
+
+def trig_points(ty, rng):
+    """sin/cos inputs: uniform over the vector path's range and past it, dense near
+    0, the floats nearest multiples of pi/2 (and their neighbours), the integers
+    closest to multiples of pi/2 (continued fractions), the vector bound, huge
+    and subnormal values, specials."""
+    prec, emin, emax = TYPES[ty][:3]
+    bw = TYPES[ty][5] * 4
+    bound = 16777216.0 if ty == "f64" else 6400.0
+    xs = specials(ty) + [bound, -bound, rnd(ty, bound * (1 - 2.0**-prec)), 1e22, -1e22]
+    if ty == "f64":
+        xs.append(6381956970095103.0 * 2.0**797)
+    xs += [rng.uniform(-10, 10) for _ in range(4000)]
+    xs += [rng.uniform(-bound, bound) for _ in range(3000)]
+    xs += [rng.choice([-1, 1]) * 10 ** rng.uniform(-30 if ty == "f64" else -15, 0) for _ in range(2500)]
+    xs += [rng.choice([-1, 1]) * 2 ** rng.uniform(0, 1.5 * mp.log(bound, 2)) for _ in range(2500)]
+    with mp.workprec(300):
+        for _ in range(2500):
+            k = int(2 ** rng.uniform(0, mp.log(bound, 2) + 2))
+            x = rnd(ty, float(k * mp.pi / 2))
+            step = rng.choice([-1, 0, 0, 0, 1])
+            xs.append(from_bits(ty, to_bits(ty, x) + step) if x > 0 else x)
+    for p, _ in pio2_convergents(2 ** prec):
+        for sh in range(0, 40, 3):
+            xs += [float(p) * 2.0**sh, -float(p) * 2.0**-sh]
+    xs += [from_bits(ty, rng.randrange(1, 1 << (prec - 1))) for _ in range(500)]
+    xs += [from_bits(ty, rng.randrange(0, 1 << bw)) for _ in range(3000)]
+    xs += [rng.uniform(-bound, bound) for _ in range(max(0, 20000 - len(xs)) + 500)]
+    return [rnd(ty, x) for x in xs]
+
+
+def trig_exact(fn, x):
+    x = mp.mpf(x)
+    # Enough bits for the reduction of the largest input, and 256 after.
+    with mp.workprec(256 + max(0, int(mp.log(abs(x) + 1, 2)))):
+        v = mp.sin(x) if fn == "sin" else mp.cos(x)
+    return v
+
+
+def main_trig():
+    for fn in ("sin", "cos"):
+        for ty in ("f64", "f32"):
+            rng = random.Random(f"{fn}-{ty}")
+            hexw = TYPES[ty][5]
+            lines = []
+            for x in trig_points(ty, rng):
+                if x != x or x in (float("inf"), -float("inf")):
+                    y, off = float("nan"), 0.0
+                elif x == 0:
+                    y, off = (x, 0.0) if fn == "sin" else (1.0, 0.0)
+                else:
+                    v = trig_exact(fn, x)
+                    y, q = round_to(ty, v)
+                    off = float((v - mp.mpf(y)) / q)
+                lines.append(f"{to_bits(ty, x):0{hexw}x} {to_bits(ty, y):0{hexw}x} {off:+.3f}")
+            path = os.path.join(HERE, f"math_{fn}_{ty}.txt")
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            print(path, len(lines))
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    # `trig` alone rewrites only the sin/cos files (each function has its own seed).
+    if sys.argv[1:] != ["trig"]:
+        main()
+    main_trig()
