@@ -144,6 +144,11 @@ ws_unary! {
     log10, log10_into;
 }
 
+ws_unary! {
+    sin, sin_into;
+    cos, cos_into;
+}
+
 macro_rules! ws_compare {
     ($( $name:ident, $into:ident; )*) => {
         impl Workspace {

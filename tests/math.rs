@@ -1,4 +1,4 @@
-//! `exp`, `log`, `exp2`, `log2` and `log10` through the array API: every layout (transposed, sliced,
+//! `exp`, `log`, `exp2`, `log2`, `log10`, `sin` and `cos` through the array API: every layout (transposed, sliced,
 //! reversed, padded), every form (allocating, `_into` a strided output, in place),
 //! and long arrays cut over the pool, each bit-identical to the kernel run on the
 //! elements alone (an element's result depends on nothing but its value).
@@ -25,6 +25,8 @@ fn kernel(name: &str, xs: &[f64]) -> Vec<f64> {
         "log" => &t.log,
         "exp2" => &t.exp2,
         "log2" => &t.log2,
+        "sin" => &t.sin,
+        "cos" => &t.cos,
         _ => &t.log10,
     };
     let mut out = vec![0.0; xs.len()];
@@ -33,7 +35,7 @@ fn kernel(name: &str, xs: &[f64]) -> Vec<f64> {
 }
 
 /// The functions under test.
-const NAMES: [&str; 5] = ["exp", "log", "exp2", "log2", "log10"];
+const NAMES: [&str; 7] = ["exp", "log", "exp2", "log2", "log10", "sin", "cos"];
 
 /// The allocating form of `name`.
 fn alloc(name: &str, a: &ArrayBase<impl Data<Elem = f64>>) -> Array<f64> {
@@ -42,6 +44,8 @@ fn alloc(name: &str, a: &ArrayBase<impl Data<Elem = f64>>) -> Array<f64> {
         "log" => a.log(),
         "exp2" => a.exp2(),
         "log2" => a.log2(),
+        "sin" => a.sin(),
+        "cos" => a.cos(),
         _ => a.log10(),
     }
 }
@@ -57,6 +61,8 @@ fn into(
         "log" => a.log_into(out),
         "exp2" => a.exp2_into(out),
         "log2" => a.log2_into(out),
+        "sin" => a.sin_into(out),
+        "cos" => a.cos_into(out),
         _ => a.log10_into(out),
     }
 }
@@ -68,6 +74,8 @@ fn assign(name: &str, a: &mut ArrayBase<impl DataMut<Elem = f64>>) {
         "log" => a.log_assign(),
         "exp2" => a.exp2_assign(),
         "log2" => a.log2_assign(),
+        "sin" => a.sin_assign(),
+        "cos" => a.cos_assign(),
         _ => a.log10_assign(),
     }
 }

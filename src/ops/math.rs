@@ -1,5 +1,5 @@
-//! The transcendental functions, NumPy's names: `exp`, `log`, `exp2`, `log2`
-//! and `log10`, each as an
+//! The transcendental functions, NumPy's names: `exp`, `log`, `exp2`, `log2`,
+//! `log10`, `sin` and `cos`, each as an
 //! allocating method, an `_into` writing a caller's array, and an `_assign` in
 //! place, through views of any layout.
 //!
@@ -141,4 +141,13 @@ math_methods! {
     log10, log10_into, log10_assign,
         "The base-10 logarithm (`-Inf` for ±0, NaN below 0 and for NaN, `+Inf` for `+Inf`)",
         "1000.0, 1.0", "3.0, 0.0";
+}
+
+math_methods! {
+    sin, sin_into, sin_assign,
+        "The sine, in radians (NaN for NaN and ±Inf, `sin(-0) = -0`; every finite input reduced exactly)",
+        "0.0, std::f64::consts::FRAC_PI_2", "0.0, 1.0";
+    cos, cos_into, cos_assign,
+        "The cosine, in radians (NaN for NaN and ±Inf; every finite input reduced exactly)",
+        "0.0, std::f64::consts::PI", "1.0, -1.0";
 }

@@ -41,7 +41,8 @@ def case(op, n):
         return lambda: np.sqrt(x * y + x), lambda: np.sqrt(x * y + x)
     binary = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
               "maximum": np.maximum}
-    unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "exp": np.exp, "log": np.log}
+    unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "exp": np.exp, "log": np.log,
+             "sin": np.sin, "cos": np.cos}
     name = op.removesuffix("_into")
     if op.endswith("_into") and name in binary:
         f = binary[name]; return lambda: f(x, y, out=o), lambda: o

@@ -102,14 +102,23 @@ impl NumPy {
         let want = answer();
         // Sums are rounded in another order; exp and log are within 1 ULP on each
         // side, not correctly rounded, so they may differ in the last bits.
-        let transcendental = ["exp", "log", "softmax"].iter().any(|w| row.op.contains(w));
+        let transcendental = ["exp", "log", "softmax", "sin", "cos", "pow"]
+            .iter()
+            .any(|w| row.op.contains(w));
         let inexact = transcendental || ["sum", "dot"].iter().any(|w| row.op.ends_with(w));
         // Sums are rounded in a different order on each side: a relative bound well
         // above that rounding (f32: about 1e-7 per step of a pairwise sum).
         let rel = match (row.op.starts_with("f32 "), transcendental) {
+            // NumPy's sin/cos/pow are within a few ULP, ours within 1.
+            (true, true) if ["sin", "cos", "pow"].iter().any(|w| row.op.contains(w)) => {
+                8.0 * f32::EPSILON as f64
+            }
             (true, true) => 2.0 * f32::EPSILON as f64,
             // softmax: exp's ULP, the sums' order and the division's rounding.
             (false, true) if row.op.starts_with("softmax") => 8.0 * f64::EPSILON,
+            (false, true) if ["sin", "cos", "pow"].iter().any(|w| row.op.contains(w)) => {
+                8.0 * f64::EPSILON
+            }
             (false, true) => 2.0 * f64::EPSILON,
             (true, false) => 1e-5,
             (false, false) => 1e-9,
@@ -280,6 +289,8 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
         "sqrt" => |x, _| x.sqrt(),
         "exp" => |x, _| x.exp(),
         "log" => |x, _| x.log(),
+        "sin" => |x, _| x.sin(),
+        "cos" => |x, _| x.cos(),
         "sum" => |x, _| Array::from_vec(vec![x.sum()]),
         "max" => |x, _| Array::from_vec(vec![x.max().unwrap()]),
         "min" => |x, _| Array::from_vec(vec![x.min().unwrap()]),
@@ -302,6 +313,8 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
             "sqrt" => |x, _, o| x.sqrt_into(o).unwrap(),
             "exp" => |x, _, o| x.exp_into(o).unwrap(),
             "log" => |x, _, o| x.log_into(o).unwrap(),
+            "sin" => |x, _, o| x.sin_into(o).unwrap(),
+            "cos" => |x, _, o| x.cos_into(o).unwrap(),
             _ => return None,
         };
         let mut out = Array::<T>::zeros(&[n]);

@@ -1,4 +1,4 @@
-//! The transcendental rows: `exp` and `log` into a preallocated output, one
+//! The transcendental rows: `exp`, `log`, `sin` and `cos` into a preallocated output, one
 //! thread, against the same values by a plain loop of Rust's `f64::exp` (the C
 //! library's scalar routine), in the same run. `--compare` sets them against
 //! NumPy's (SVML's AVX-512 routines where NumPy has them). `softmax 1024x1024`
@@ -26,7 +26,12 @@ fn close(got: &[f64], want: &[f64], eps: f64, what: &str) {
 
 pub fn math(r: &mut Runner) {
     type Un = (&'static str, fn(f64) -> f64);
-    let uns: [Un; 2] = [("exp", f64::exp), ("log", f64::ln)];
+    let uns: [Un; 4] = [
+        ("exp", f64::exp),
+        ("log", f64::ln),
+        ("sin", f64::sin),
+        ("cos", f64::cos),
+    ];
     for &n in &F64_SIZES {
         let a = fresh(data(n, 1));
         let sa = a.as_slice().unwrap();
@@ -39,6 +44,8 @@ pub fn math(r: &mut Runner) {
             }
             let run = |out: &mut Array<f64>| match name {
                 "exp" => a.exp_into(out),
+                "sin" => a.sin_into(out),
+                "cos" => a.cos_into(out),
                 _ => a.log_into(out),
             };
             run(&mut out).unwrap();
@@ -60,7 +67,12 @@ pub fn math(r: &mut Runner) {
         }
     }
     type Un32 = (&'static str, fn(f32) -> f32);
-    let uns32: [Un32; 2] = [("f32 exp_into", f32::exp), ("f32 log_into", f32::ln)];
+    let uns32: [Un32; 4] = [
+        ("f32 exp_into", f32::exp),
+        ("f32 log_into", f32::ln),
+        ("f32 sin_into", f32::sin),
+        ("f32 cos_into", f32::cos),
+    ];
     let n = F32_SIZE;
     let a: Array<f32> = fresh(data(n, 1).iter().map(|&x| x as f32).collect());
     let sa = a.as_slice().unwrap();
@@ -72,6 +84,8 @@ pub fn math(r: &mut Runner) {
         }
         let run = |out: &mut Array<f32>| match name {
             "f32 exp_into" => a.exp_into(out),
+            "f32 sin_into" => a.sin_into(out),
+            "f32 cos_into" => a.cos_into(out),
             _ => a.log_into(out),
         };
         run(&mut out).unwrap();
