@@ -307,4 +307,51 @@ with mp.workprec(1400):
 emit_array("TRIG_TWO_OVER_PI", "u64", words,
            "The bits of 2/pi after the binary point, 64 per word, most significant first.")
 
+# ---------------------------------------------------------------- pow --------
+# pow(x, y) = exp(y log x) with log x as a double-word. x = 2^k z, z in
+# [0.6875, 1.375) as for log, 32 subintervals; invc = 1/c rounded to 8 bits, so
+# z invc - 1 is an exact double-word (z split in two halves, each product exact); the two
+# subintervals beside 1 have invc = 1 and -log(invc) = 0, so near 1 the result
+# has no cancellation. log1p(r) = r - r^2/2 + r^3 P(r), the r^2 term exact.
+for (ty, prec, fmt, deg, grid) in [
+    ("f64", 53, fmt64, 9, 42),
+    ("f32", 24, fmt32, 4, 15),
+]:
+    rnd = f64 if ty == "f64" else f32
+    T = ty.upper()
+    OFF = mp.mpf("0.6875")
+    N = 32
+    nbits = 5
+    n_below = int((1 - OFF) * 2 ** (nbits + 1))
+    invc, logc_hi, logc_lo = [], [], []
+    rmax = mp.mpf(0)
+    step = mp.mpf(2) ** (-grid)
+    for i in range(N):
+        if i < n_below:
+            a = OFF + mp.mpf(i) / 2 ** (nbits + 1)
+            b = a + mp.mpf(1) / 2 ** (nbits + 1)
+        else:
+            a = 1 + mp.mpf(i - n_below) / 2**nbits
+            b = a + mp.mpf(1) / 2**nbits
+        ic = mp.mpf(1) if i in (n_below - 1, n_below) else rn(2 / (a + b), 8)
+        lc = -mp.log(ic)
+        h = on_grid(lc, step)
+        invc.append(fmt(rnd(ic)))
+        logc_hi.append(fmt(rnd(h)))
+        logc_lo.append(fmt(rnd(lc - h)))
+        rmax = max(rmax, abs(a * ic - 1), abs(b * ic - 1))
+    print(f"pow {ty}: |r| <= {float(rmax):.5f}", file=sys.stderr)
+    emit_array(f"POW_{T}_INVC", ty, invc,
+               "1 / c_i rounded to 8 bits (1 beside x = 1), so z * invc is exact in two halves.")
+    emit_array(f"POW_{T}_LOGC_HI", ty, logc_hi, f"-log(invc_i) on the grid of 2^-{grid}.")
+    emit_array(f"POW_{T}_LOGC_LO", ty, logc_lo, "-log(invc_i) minus its grid value, rounded.")
+    R = rmax * mp.mpf("1.01")
+    g = lambda t: (mp.log1p(t) - t + t**2 / 2) / t**3
+    c = fit(g, -R, R, deg, rnd)
+    err = max(abs((t - t**2 / 2 + t**3 * sum(cj * t**j for j, cj in enumerate(c)) - mp.log1p(t)) / mp.log1p(t))
+              for t in (-R + 2 * R * (i + mp.mpf(0.5)) / 2000 for i in range(2000)))
+    report(f"pow {ty} log1p poly deg {deg + 3}", err)
+    emit_array(f"POW_{T}_POLY", ty, [fmt(x) for x in c],
+               f"log1p(r) = r - r^2/2 + r^3 (c0 + c1 r + ...) on |r| <= {float(R):.5f}.")
+
 sys.stdout.write("\n".join(out).rstrip() + "\n")

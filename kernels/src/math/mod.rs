@@ -34,8 +34,11 @@
 
 #[rustfmt::skip]
 mod tables;
+mod pow;
 mod trig;
 
+pub(crate) use pow::pow_raw;
+pub use pow::{pow_f32, pow_f64, Pow};
 pub use trig::{cos_f32, cos_f64, sin_f32, sin_f64};
 
 use crate::vector::{Element, FloatVector, IntVector, Isa, Vector, MAX_LANES};
@@ -843,6 +846,74 @@ pub(crate) mod oracle {
     oracle_op!(log10, crate::math::LOG10);
     oracle_op!(sin, crate::math::SIN);
     oracle_op!(cos, crate::math::COS);
+
+    /// `pow` kernels of the scalar tier (the oracle), in every operand shape.
+    pub mod pow {
+        use crate::math::Pow;
+        use core::mem::MaybeUninit;
+
+        /// `out[i] = pow(a[i], b[i])`
+        pub fn vv<T: Pow>(a: &[T], b: &[T], out: &mut [T]) {
+            assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = T::pow_oracle(x, y);
+            }
+        }
+        /// `out[i] = pow(a[i], s)`
+        pub fn vs<T: Pow>(a: &[T], s: T, out: &mut [T]) {
+            assert!(a.len() == out.len(), "kernel length mismatch");
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = T::pow_oracle(x, s);
+            }
+        }
+        /// `out[i] = pow(s, b[i])`
+        pub fn sv<T: Pow>(s: T, b: &[T], out: &mut [T]) {
+            assert!(b.len() == out.len(), "kernel length mismatch");
+            for (o, &y) in out.iter_mut().zip(b) {
+                *o = T::pow_oracle(s, y);
+            }
+        }
+        /// [`vv`] into uninitialised memory: writes every element of `out`
+        pub fn vv_uninit<T: Pow>(a: &[T], b: &[T], out: &mut [MaybeUninit<T>]) {
+            assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                o.write(T::pow_oracle(x, y));
+            }
+        }
+        /// [`vs`] into uninitialised memory: writes every element of `out`
+        pub fn vs_uninit<T: Pow>(a: &[T], s: T, out: &mut [MaybeUninit<T>]) {
+            assert!(a.len() == out.len(), "kernel length mismatch");
+            for (o, &x) in out.iter_mut().zip(a) {
+                o.write(T::pow_oracle(x, s));
+            }
+        }
+        /// [`sv`] into uninitialised memory: writes every element of `out`
+        pub fn sv_uninit<T: Pow>(s: T, b: &[T], out: &mut [MaybeUninit<T>]) {
+            assert!(b.len() == out.len(), "kernel length mismatch");
+            for (o, &y) in out.iter_mut().zip(b) {
+                o.write(T::pow_oracle(s, y));
+            }
+        }
+        /// `acc[i] = pow(acc[i], b[i])`
+        pub fn assign_vv<T: Pow>(acc: &mut [T], b: &[T]) {
+            assert!(b.len() == acc.len(), "kernel length mismatch");
+            for (o, &y) in acc.iter_mut().zip(b) {
+                *o = T::pow_oracle(*o, y);
+            }
+        }
+        /// Four [`assign_vv`] in turn
+        pub fn assign_vv4<T: Pow>(acc: &mut [T], b: [&[T]; 4]) {
+            for bi in b {
+                assign_vv(acc, bi);
+            }
+        }
+        /// `acc[i] = pow(acc[i], s)`
+        pub fn assign_vs<T: Pow>(acc: &mut [T], s: T) {
+            for o in acc.iter_mut() {
+                *o = T::pow_oracle(*o, s);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
