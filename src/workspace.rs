@@ -149,6 +149,10 @@ ws_unary! {
     cos, cos_into;
 }
 
+ws_binary! {
+    pow, pow_into;
+}
+
 macro_rules! ws_compare {
     ($( $name:ident, $into:ident; )*) => {
         impl Workspace {
