@@ -223,7 +223,9 @@ fn pow_broadcasts_and_every_form_matches_the_kernel() {
     let mut o = Array::<f64>::zeros(&[3, 2]);
     mt.powf_into(2.5, &mut o).unwrap();
     assert_eq!(bits(&o.to_vec()), bits(&want));
-    let e = mt.powf_into(2.5, &mut Array::<f64>::zeros(&[2, 3])).unwrap_err();
+    let e = mt
+        .powf_into(2.5, &mut Array::<f64>::zeros(&[2, 3]))
+        .unwrap_err();
     assert!(e.to_string().contains("[3, 2]"), "{e}");
     let mut b = m.clone();
     b.view_mut().reversed_axes().powf_assign(2.5);

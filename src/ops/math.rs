@@ -174,7 +174,12 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
             }
         }
         let mut out = Array::zeros(self.shape());
-        binary_exec(op, &Operand::Array(self.view()), &Operand::Scalar(p), &mut out);
+        binary_exec(
+            op,
+            &Operand::Array(self.view()),
+            &Operand::Scalar(p),
+            &mut out,
+        );
         out
     }
 

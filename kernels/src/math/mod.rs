@@ -854,7 +854,10 @@ pub(crate) mod oracle {
 
         /// `out[i] = pow(a[i], b[i])`
         pub fn vv<T: Pow>(a: &[T], b: &[T], out: &mut [T]) {
-            assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
+            assert!(
+                a.len() == out.len() && b.len() == out.len(),
+                "kernel length mismatch"
+            );
             for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
                 *o = T::pow_oracle(x, y);
             }
@@ -875,7 +878,10 @@ pub(crate) mod oracle {
         }
         /// [`vv`] into uninitialised memory: writes every element of `out`
         pub fn vv_uninit<T: Pow>(a: &[T], b: &[T], out: &mut [MaybeUninit<T>]) {
-            assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
+            assert!(
+                a.len() == out.len() && b.len() == out.len(),
+                "kernel length mismatch"
+            );
             for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
                 o.write(T::pow_oracle(x, y));
             }

@@ -34,7 +34,10 @@ use crate::vector::{Element, FloatVector, IntVector, Isa, Vector, MAX_LANES};
 fn two_prod_f64(a: f64, b: f64) -> (f64, f64) {
     let p = a * b;
     let m = !((1u64 << 27) - 1);
-    let (ah, bh) = (f64::from_bits(a.to_bits() & m), f64::from_bits(b.to_bits() & m));
+    let (ah, bh) = (
+        f64::from_bits(a.to_bits() & m),
+        f64::from_bits(b.to_bits() & m),
+    );
     let (al, bl) = (a - ah, b - bh);
     (p, ((ah * bh - p) + ah * bl + al * bh) + al * bl)
 }
@@ -283,10 +286,7 @@ pub(crate) unsafe fn pow_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x
         let lo = V::add(V::sub(t2, hi), lo);
         let eh = V::mul(y, hi);
         let el = V::madd(y, lo, prod_err(y, hi, eh, mask));
-        special = V::mask_or(
-            special,
-            V::ge(V::and_bits(eh, abs), V::splat(700.0)),
-        );
+        special = V::mask_or(special, V::ge(V::and_bits(eh, abs), V::splat(700.0)));
         // exp(eh + el)
         let zz = V::madd(eh, V::splat(EXP_F64_N_LN2), V::splat(SHIFT_F64));
         let kd = V::sub(zz, V::splat(SHIFT_F64));

@@ -32,9 +32,9 @@ pub(crate) const BOUND_F64: f64 = 16777216.0;
 pub(crate) const BOUND_F32: f32 = 6400.0;
 /// `2^-27`: below it `sin x` rounds to `x` (`x^2 / 6 < 2^-55`), which the select
 /// returns as is, so `sin(-0) = -0` and subnormals are exact.
-const TINY_F64: f64 = 7.450580596923828e-9;
+const TINY_F64: f64 = 1.0 / 134217728.0;
 /// `2^-13`, [`TINY_F64`] for `f32`.
-const TINY_F32: f32 = 0.0001220703125;
+const TINY_F32: f32 = 1.0 / 8192.0;
 
 /// `x = n pi/2 + h + l` for `|x| <` [`BOUND_F64`]: `n` (its low two bits) and the
 /// remainder as a double-word (the module doc has the steps).
@@ -182,8 +182,8 @@ fn trig_f64<const COS: bool>(x: f64) -> f64 {
     } else if x.is_finite() {
         rem_pio2_large(x)
     } else {
-        // NaN for ±Inf and NaN.
-        return x - x;
+        // NaN for ±Inf and NaN (a NaN input's payload kept, as NumPy).
+        return if x.is_nan() { x + x } else { f64::NAN };
     };
     if !COS && x.abs() < TINY_F64 {
         return x;
@@ -233,7 +233,7 @@ pub fn cos_f64(x: f64) -> f64 {
 /// `sin x` (`COS` false) or `cos x` for `f32`.
 #[inline(always)]
 fn trig_f32<const COS: bool>(x: f32) -> f32 {
-    if !(x.abs() < BOUND_F32) {
+    if x.is_nan() || x.abs() >= BOUND_F32 {
         // NaN, infinities and large |x|: the f64 oracle, rounded once more.
         return trig_f64::<COS>(x as f64) as f32;
     }
@@ -288,7 +288,10 @@ unsafe fn odd_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(q: V::Int) -
     // SAFETY: the caller's contract.
     unsafe {
         let one = V::Int::splat(1f64.to_bits() as i64);
-        V::lt(V::from_bits(V::Int::or(V::Int::shl::<63>(q), one)), V::zero())
+        V::lt(
+            V::from_bits(V::Int::or(V::Int::shl::<63>(q), one)),
+            V::zero(),
+        )
     }
 }
 
@@ -301,7 +304,10 @@ unsafe fn odd_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(q: V::Int) -
     // SAFETY: the caller's contract.
     unsafe {
         let one = V::Int::splat(1f32.to_bits() as i32);
-        V::lt(V::from_bits(V::Int::or(V::Int::shl::<31>(q), one)), V::zero())
+        V::lt(
+            V::from_bits(V::Int::or(V::Int::shl::<31>(q), one)),
+            V::zero(),
+        )
     }
 }
 
@@ -337,12 +343,18 @@ pub(crate) unsafe fn trig_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, 
         let v = V::mul(zz, h);
         let r = horner_v(&SIN_F64_POLY[1..], zz);
         let t = V::sub(V::mul(V::splat(0.5), l), V::mul(v, r));
-        let t = V::sub(V::sub(V::mul(zz, t), l), V::mul(v, V::splat(SIN_F64_POLY[0])));
+        let t = V::sub(
+            V::sub(V::mul(zz, t), l),
+            V::mul(v, V::splat(SIN_F64_POLY[0])),
+        );
         let s = V::sub(h, t);
         // cos(h + l)
         let hz = V::mul(V::splat(0.5), zz);
         let w = V::sub(V::splat(1.0), hz);
-        let c = V::sub(V::mul(V::mul(zz, zz), horner_v(&COS_F64_POLY, zz)), V::mul(h, l));
+        let c = V::sub(
+            V::mul(V::mul(zz, zz), horner_v(&COS_F64_POLY, zz)),
+            V::mul(h, l),
+        );
         let c = V::add(w, V::add(V::sub(V::sub(V::splat(1.0), w), hz), c));
         let mut q = V::to_bits(z);
         if COS {
@@ -390,11 +402,17 @@ pub(crate) unsafe fn trig_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, 
         let v = V::mul(zz, h);
         let r = horner_v(&SIN_F32_POLY[1..], zz);
         let t = V::sub(V::mul(V::splat(0.5), l), V::mul(v, r));
-        let t = V::sub(V::sub(V::mul(zz, t), l), V::mul(v, V::splat(SIN_F32_POLY[0])));
+        let t = V::sub(
+            V::sub(V::mul(zz, t), l),
+            V::mul(v, V::splat(SIN_F32_POLY[0])),
+        );
         let s = V::sub(h, t);
         let hz = V::mul(V::splat(0.5), zz);
         let w = V::sub(V::splat(1.0), hz);
-        let c = V::sub(V::mul(V::mul(zz, zz), horner_v(&COS_F32_POLY, zz)), V::mul(h, l));
+        let c = V::sub(
+            V::mul(V::mul(zz, zz), horner_v(&COS_F32_POLY, zz)),
+            V::mul(h, l),
+        );
         let c = V::add(w, V::add(V::sub(V::sub(V::splat(1.0), w), hz), c));
         let mut q = V::to_bits(z);
         if COS {

@@ -106,7 +106,53 @@ pub fn math(r: &mut Runner) {
             },
         );
     }
+    pow(r);
     softmax(r);
+}
+
+/// `pow_into` (array to array) and `powf_into` (scalar exponent 2.5) of `f64` at
+/// the f64 sizes, against a loop of `f64::powf`.
+fn pow(r: &mut Runner) {
+    for &n in &F64_SIZES {
+        let a = fresh(data(n, 1));
+        let b = fresh(data(n, 2));
+        let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
+        for name in ["pow_into", "powf_into"] {
+            if !r.wants(name) {
+                continue;
+            }
+            let scalar = name == "powf_into";
+            let run = |out: &mut Array<f64>| {
+                if scalar {
+                    a.powf_into(2.5, out)
+                } else {
+                    a.pow_into(&b, out)
+                }
+            };
+            run(&mut out).unwrap();
+            let want: Vec<f64> = sa
+                .iter()
+                .zip(sb)
+                .map(|(&x, &y)| x.powf(if scalar { 2.5 } else { y }))
+                .collect();
+            close(out.as_slice().unwrap(), &want, f64::EPSILON, name);
+            r.row(
+                name,
+                n,
+                if scalar { 16 * n } else { 24 * n },
+                "std loop",
+                &mut || run(black_box(&mut out)).unwrap(),
+                &mut || {
+                    for ((o, &x), &y) in scratch.iter_mut().zip(sa).zip(sb) {
+                        *o = x.powf(if scalar { 2.5 } else { y });
+                    }
+                    black_box(&mut *scratch);
+                },
+            );
+        }
+    }
 }
 
 /// The side of the `softmax` row's square matrix.
