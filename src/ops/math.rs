@@ -159,7 +159,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     ///
     /// ```
     /// use ndsimd::Array;
-    /// let a = Array::from_vec(vec![2.0, -3.0, 9.0]);
+    /// let a = Array::from_vec(vec![2.0f64, -3.0, 9.0]);
     /// assert_eq!(a.powf(2.0).as_slice().unwrap(), &[4.0, 9.0, 81.0]);
     /// assert_eq!(a.powf(3.0).as_slice().unwrap()[1], -27.0); // odd: the sign kept
     /// assert!(a.powf(0.5).as_slice().unwrap()[1].is_nan()); // negative, non-integer
