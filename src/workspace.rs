@@ -147,6 +147,15 @@ ws_unary! {
     tanh, tanh_into;
 }
 
+ws_unary! {
+    sin, sin_into;
+    cos, cos_into;
+}
+
+ws_binary! {
+    pow, pow_into;
+}
+
 macro_rules! ws_compare {
     ($( $name:ident, $into:ident; )*) => {
         impl Workspace {

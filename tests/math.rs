@@ -1,5 +1,6 @@
-//! `exp`, `log`, `exp2`, `log2`, `log10`, `expm1`, `log1p` and `tanh` through the
-//! array API: every layout (transposed, sliced, reversed, padded), every form (allocating, `_into` a strided output, in place),
+//! `exp`, `log`, `exp2`, `log2`, `log10`, `expm1`, `log1p`, `tanh`, `sin` and `cos`
+//! through the array API: every layout (transposed, sliced, reversed, padded), every
+//! form (allocating, `_into` a strided output, in place),
 //! and long arrays cut over the pool, each bit-identical to the kernel run on the
 //! elements alone (an element's result depends on nothing but its value).
 
@@ -28,6 +29,8 @@ fn kernel(name: &str, xs: &[f64]) -> Vec<f64> {
         "expm1" => &t.expm1,
         "log1p" => &t.log1p,
         "tanh" => &t.tanh,
+        "sin" => &t.sin,
+        "cos" => &t.cos,
         _ => &t.log10,
     };
     let mut out = vec![0.0; xs.len()];
@@ -36,8 +39,8 @@ fn kernel(name: &str, xs: &[f64]) -> Vec<f64> {
 }
 
 /// The functions under test.
-const NAMES: [&str; 8] = [
-    "exp", "log", "exp2", "log2", "log10", "expm1", "log1p", "tanh",
+const NAMES: [&str; 10] = [
+    "exp", "log", "exp2", "log2", "log10", "expm1", "log1p", "tanh", "sin", "cos",
 ];
 
 /// The allocating form of `name`.
@@ -50,6 +53,8 @@ fn alloc(name: &str, a: &ArrayBase<impl Data<Elem = f64>>) -> Array<f64> {
         "expm1" => a.expm1(),
         "log1p" => a.log1p(),
         "tanh" => a.tanh(),
+        "sin" => a.sin(),
+        "cos" => a.cos(),
         _ => a.log10(),
     }
 }
@@ -68,6 +73,8 @@ fn into(
         "expm1" => a.expm1_into(out),
         "log1p" => a.log1p_into(out),
         "tanh" => a.tanh_into(out),
+        "sin" => a.sin_into(out),
+        "cos" => a.cos_into(out),
         _ => a.log10_into(out),
     }
 }
@@ -82,6 +89,8 @@ fn assign(name: &str, a: &mut ArrayBase<impl DataMut<Elem = f64>>) {
         "expm1" => a.expm1_assign(),
         "log1p" => a.log1p_assign(),
         "tanh" => a.tanh_assign(),
+        "sin" => a.sin_assign(),
+        "cos" => a.cos_assign(),
         _ => a.log10_assign(),
     }
 }
@@ -204,4 +213,74 @@ fn expm1_log1p_tanh_values() {
     assert!(b.log1p().to_vec()[1].is_nan());
     assert_eq!(b.expm1().to_vec()[2], 1e-30);
     assert_eq!(b.tanh().to_vec()[2..], [1e-30, 1.0]);
+}
+
+/// `pow` broadcasts as NumPy (a matrix to a row and to a column), and every form
+/// (allocating, `_into` a strided view, in place, the scalar `powf` forms) gives
+/// the bits of the kernel on the elements alone.
+#[test]
+fn pow_broadcasts_and_every_form_matches_the_kernel() {
+    let t = f64::table();
+    let kernel = |x: &[f64], y: &[f64]| {
+        let mut o = vec![0.0; x.len()];
+        (t.pow.vv)(x, y, &mut o);
+        o
+    };
+    let m = Array::from_shape_vec(&[2, 3], vec![0.5, -2.0, 3.0, 9.0, 1.5, -0.0]).unwrap();
+    let row = Array::from_vec(vec![2.0, 3.0, -1.0]);
+    let col = Array::from_shape_vec(&[2, 1], vec![0.5, -2.0]).unwrap();
+    let r = m.pow(&row).unwrap();
+    assert_eq!(r.shape(), &[2, 3]);
+    let want = kernel(&m.to_vec(), &[2.0, 3.0, -1.0, 2.0, 3.0, -1.0]);
+    assert_eq!(bits(&r.to_vec()), bits(&want));
+    assert_eq!(r.to_vec()[..3], [0.25, -8.0, 1.0 / 3.0]);
+    assert_eq!(r.to_vec()[5], f64::NEG_INFINITY); // -0 to the power -1
+    let c = m.pow(&col).unwrap();
+    let want = kernel(&m.to_vec(), &[0.5, 0.5, 0.5, -2.0, -2.0, -2.0]);
+    assert_eq!(bits(&c.to_vec()), bits(&want));
+    assert!(c.to_vec()[1].is_nan()); // negative to a non-integer power
+    let e = m.pow(&Array::<f64>::zeros(&[4])).unwrap_err();
+    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
+    // Into a transposed (strided) output, and in place on a transposed view.
+    let mut out = Array::<f64>::zeros(&[3, 2]);
+    let mut view = out.view_mut().reversed_axes();
+    m.pow_into(&row, &mut view).unwrap();
+    assert_eq!(bits(&view.to_vec()), bits(&r.to_vec()));
+    let mut acc = m.clone();
+    acc.try_pow_assign(&row).unwrap();
+    assert_eq!(bits(&acc.to_vec()), bits(&r.to_vec()));
+    assert!(acc.try_pow_assign(&Array::<f64>::ones(&[3, 2, 3])).is_err());
+    // The scalar exponent: pow with a scalar, powf, powf_into, powf_assign.
+    let mt = m.t();
+    let want = kernel(&mt.to_vec(), &[2.5; 6]);
+    assert_eq!(bits(&mt.pow(2.5).unwrap().to_vec()), bits(&want));
+    assert_eq!(bits(&mt.powf(2.5).to_vec()), bits(&want));
+    let mut o = Array::<f64>::zeros(&[3, 2]);
+    mt.powf_into(2.5, &mut o).unwrap();
+    assert_eq!(bits(&o.to_vec()), bits(&want));
+    let e = mt
+        .powf_into(2.5, &mut Array::<f64>::zeros(&[2, 3]))
+        .unwrap_err();
+    assert!(e.to_string().contains("[3, 2]"), "{e}");
+    let mut b = m.clone();
+    b.view_mut().reversed_axes().powf_assign(2.5);
+    assert_eq!(bits(&b.t().to_vec()), bits(&want));
+    // Long arrays cut over the pool: the same bits as one kernel call.
+    let mut rng = Rng(11);
+    for n in [8191, (1 << 16) + 3] {
+        let xs: Vec<f64> = (0..n).map(|_| value(&mut rng)).collect();
+        let a = Array::from_vec(xs.clone());
+        let want = kernel(&xs, &vec![1.75; n]);
+        assert_eq!(bits(&a.powf(1.75).to_vec()), bits(&want), "n {n}");
+        let mut o = Array::<f64>::zeros(&[n]);
+        a.powf_into(1.75, &mut o).unwrap();
+        assert_eq!(bits(&o.to_vec()), bits(&want), "into n {n}");
+        let mut c = a.clone();
+        c.powf_assign(1.75);
+        assert_eq!(bits(&c.to_vec()), bits(&want), "assign n {n}");
+        assert_eq!(bits(&a.pow(&a).unwrap().to_vec()), bits(&kernel(&xs, &xs)));
+    }
+    // f32 too.
+    let a32 = Array::from_vec(vec![2.0f32, -2.0, 0.0]);
+    assert_eq!(a32.powf(3.0).to_vec(), [8.0, -8.0, 0.0]);
 }

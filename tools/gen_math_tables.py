@@ -259,5 +259,114 @@ for (ty, fmt, deg) in [("f64", fmt64, 7), ("f32", fmt32, 3)]:
            max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R1, R1, lambda t: 1 / abs(t)))
     emit_array(f"EXPM1_{T}_POLY", ty, [fmt(x) for x in c],
                "expm1(x) = x + x^2 * (c0 + c1 x + ...) on |x| <= 1/16.")
+# ---------------------------------------------------------------- sin, cos ---
+# x = n pi/2 + r, n = round(x 2/pi), |r| <= pi/4, with pi/2 = C1 + C2 + C3
+# (each the rounded remainder of the one before, 159 bits for f64). C1 and C2
+# are split into a leading part of `half` bits and the rest, so n times each part
+# is exact for every n of the vector path (|n| < 2^(mant + 1 - half - 1)): the
+# reduction needs no fma and gives the same bits on every tier.
+# sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2) on |r| <= pi/4.
+# Beyond the vector path's bound the reduction is Payne-Hanek with the bits of
+# 2/pi (TRIG_TWO_OVER_PI, 64 per word, most significant first).
+for (ty, prec, fmt, bits, half, sdeg, cdeg) in [
+    ("f64", 53, fmt64, bits64, 26, 6, 5),
+    ("f32", 24, fmt32, bits32, 12, 3, 3),
+]:
+    rnd = f64 if ty == "f64" else f32
+    T = ty.upper()
+    PIO2 = mp.pi / 2
+    c1 = rnd(PIO2)
+    c2 = rnd(PIO2 - mp.mpf(c1))
+    c3 = rnd(PIO2 - mp.mpf(c1) - mp.mpf(c2))
+    emit_const(f"TRIG_{T}_INV_PIO2", ty, fmt(rnd(2 / mp.pi)), "2 / pi rounded.")
+    for name, c in (("C1", c1), ("C2", c2)):
+        # The leading `half` bits of the significand, and the rest (exact).
+        mask = (1 << (prec - 1 - (half - 1))) - 1
+        if ty == "f64":
+            lead = struct.unpack("<d", struct.pack("<Q", bits(c) & ~mask))[0]
+        else:
+            lead = struct.unpack("<f", struct.pack("<I", bits(c) & ~mask))[0]
+        rest = rnd(mp.mpf(c) - mp.mpf(lead))
+        assert mp.mpf(lead) + mp.mpf(rest) == mp.mpf(c)
+        emit_const(f"TRIG_{T}_{name}A", ty, fmt(lead),
+                   f"pi/2 part {name[1]}: its leading {half} bits.")
+        emit_const(f"TRIG_{T}_{name}B", ty, fmt(rest),
+                   f"pi/2 part {name[1]}: the rest of its bits.")
+    emit_const(f"TRIG_{T}_C3", ty, fmt(c3), "pi/2 part 3: pi/2 - C1 - C2 rounded.")
+    R2 = (mp.pi / 4 * mp.mpf("1.01")) ** 2
+    gs = lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / (z * mp.sqrt(z))
+    gc = lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z**2
+    cs = fit(gs, mp.mpf(0), R2, sdeg, rnd)
+    cc = fit(gc, mp.mpf(0), R2, cdeg, rnd)
+    es = max(abs((t + t**3 * sum(c * t ** (2 * j) for j, c in enumerate(cs)) - mp.sin(t)) / mp.sin(t))
+             for t in (mp.sqrt(R2) * (i + 1) / 2000 for i in range(2000)))
+    ec = max(abs((1 - t**2 / 2 + t**4 * sum(c * t ** (2 * j) for j, c in enumerate(cc)) - mp.cos(t)) / mp.cos(t))
+             for t in (mp.sqrt(R2) * (i + 1) / 2000 for i in range(2000)))
+    report(f"sin {ty} poly deg {2 * sdeg + 3}", es)
+    report(f"cos {ty} poly deg {2 * cdeg + 4}", ec)
+    emit_array(f"SIN_{T}_POLY", ty, [fmt(x) for x in cs],
+               "sin(r) = r + r^3 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).")
+    emit_array(f"COS_{T}_POLY", ty, [fmt(x) for x in cc],
+               "cos(r) = 1 - r^2/2 + r^4 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).")
+
+# 2/pi to 1280 bits: enough for the largest f64 exponent (bits from 2^-(e - 1),
+# e <= 971, and 192 after).
+with mp.workprec(1400):
+    t = 2 / mp.pi
+    words = []
+    for i in range(20):
+        t *= mp.mpf(2) ** 64
+        w_ = int(mp.floor(t))
+        words.append(f"0x{w_:016x}")
+        t -= w_
+emit_array("TRIG_TWO_OVER_PI", "u64", words,
+           "The bits of 2/pi after the binary point, 64 per word, most significant first.")
+
+# ---------------------------------------------------------------- pow --------
+# pow(x, y) = exp(y log x) with log x as a double-word. x = 2^k z, z in
+# [0.6875, 1.375) as for log, 32 subintervals; invc = 1/c rounded to 8 bits, so
+# z invc - 1 is an exact double-word (z split in two halves, each product exact); the two
+# subintervals beside 1 have invc = 1 and -log(invc) = 0, so near 1 the result
+# has no cancellation. log1p(r) = r - r^2/2 + r^3 P(r), the r^2 term exact.
+for (ty, prec, fmt, deg, grid) in [
+    ("f64", 53, fmt64, 9, 42),
+    ("f32", 24, fmt32, 4, 15),
+]:
+    rnd = f64 if ty == "f64" else f32
+    T = ty.upper()
+    OFF = mp.mpf("0.6875")
+    N = 32
+    nbits = 5
+    n_below = int((1 - OFF) * 2 ** (nbits + 1))
+    invc, logc_hi, logc_lo = [], [], []
+    rmax = mp.mpf(0)
+    step = mp.mpf(2) ** (-grid)
+    for i in range(N):
+        if i < n_below:
+            a = OFF + mp.mpf(i) / 2 ** (nbits + 1)
+            b = a + mp.mpf(1) / 2 ** (nbits + 1)
+        else:
+            a = 1 + mp.mpf(i - n_below) / 2**nbits
+            b = a + mp.mpf(1) / 2**nbits
+        ic = mp.mpf(1) if i in (n_below - 1, n_below) else rn(2 / (a + b), 8)
+        lc = -mp.log(ic)
+        h = on_grid(lc, step)
+        invc.append(fmt(rnd(ic)))
+        logc_hi.append(fmt(rnd(h)))
+        logc_lo.append(fmt(rnd(lc - h)))
+        rmax = max(rmax, abs(a * ic - 1), abs(b * ic - 1))
+    print(f"pow {ty}: |r| <= {float(rmax):.5f}", file=sys.stderr)
+    emit_array(f"POW_{T}_INVC", ty, invc,
+               "1 / c_i rounded to 8 bits (1 beside x = 1), so z * invc is exact in two halves.")
+    emit_array(f"POW_{T}_LOGC_HI", ty, logc_hi, f"-log(invc_i) on the grid of 2^-{grid}.")
+    emit_array(f"POW_{T}_LOGC_LO", ty, logc_lo, "-log(invc_i) minus its grid value, rounded.")
+    R = rmax * mp.mpf("1.01")
+    g = lambda t: (mp.log1p(t) - t + t**2 / 2) / t**3
+    c = fit(g, -R, R, deg, rnd)
+    err = max(abs((t - t**2 / 2 + t**3 * sum(cj * t**j for j, cj in enumerate(c)) - mp.log1p(t)) / mp.log1p(t))
+              for t in (-R + 2 * R * (i + mp.mpf(0.5)) / 2000 for i in range(2000)))
+    report(f"pow {ty} log1p poly deg {deg + 3}", err)
+    emit_array(f"POW_{T}_POLY", ty, [fmt(x) for x in c],
+               f"log1p(r) = r - r^2/2 + r^3 (c0 + c1 r + ...) on |r| <= {float(R):.5f}.")
 
 sys.stdout.write("\n".join(out).rstrip() + "\n")

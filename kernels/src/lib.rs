@@ -198,6 +198,13 @@ pub struct Table<T: 'static> {
     /// `tanh x` within 1 ULP ([`math::tanh_f64`]: `±1` past `|x|` of about 19
     /// (`f64`) or 9 (`f32`), `-0` kept; not bit-identical across tiers)
     pub tanh: UnaryOp<T>,
+    /// `sin x` within 1 ULP ([`math`]: NaN for NaN and ±Inf, `sin(-0) = -0`)
+    pub sin: UnaryOp<T>,
+    /// `cos x` within 1 ULP ([`math`]: NaN for NaN and ±Inf)
+    pub cos: UnaryOp<T>,
+    /// `x^y` within 1 ULP ([`math`]: C99's and NumPy's edges; not bit-identical
+    /// across tiers)
+    pub pow: BinaryOp<T>,
     /// NumPy's `maximum(x, y)`: `x` if `x` is NaN, else `x > y ? x : y` (so a NaN in
     /// either propagates, and equal values, `-0` and `+0` included, give `y`)
     pub maximum: BinaryOp<T>,

@@ -187,6 +187,82 @@ macro_rules! math_kernels {
             math_kernels!(@op $feature, $isa, expm1, $crate::math::EXPM1);
             math_kernels!(@op $feature, $isa, log1p, $crate::math::LOG1P);
             math_kernels!(@op $feature, $isa, tanh, $crate::math::TANH);
+            math_kernels!(@op $feature, $isa, sin, $crate::math::SIN);
+            math_kernels!(@op $feature, $isa, cos, $crate::math::COS);
+            math_kernels!(@pow $feature, $isa);
+        }
+    };
+    (@pow $feature:literal, $isa:path) => {
+        /// `pow` kernels of this tier (`crate::math`), in every operand shape.
+        pub mod pow {
+            use $crate::math::{pow_raw, Pow};
+            use core::mem::MaybeUninit;
+
+            /// # Safety
+            /// The CPU has this tier's features (`$feature`); `out` is valid for `n`
+            /// writes, each operand for `n` reads (one where it is a scalar); an
+            /// operand may be `out` itself, not otherwise overlap it.
+            #[target_feature(enable = $feature)]
+            unsafe fn run<T: Pow>(a: *const T, av: bool, b: *const T, bv: bool, out: *mut T, n: usize) {
+                // SAFETY: the caller's contract, with the ISA's features enabled here.
+                unsafe { pow_raw::<T, $isa>(a, av, b, bv, out, n) }
+            }
+            /// `out[i] = pow(a[i], b[i])`
+            pub fn vv<T: Pow>(a: &[T], b: &[T], out: &mut [T]) {
+                assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
+                // SAFETY: reachable only through a table handed out when the CPU has
+                // this tier (see `macros.rs`); the slices hold `out.len()` elements.
+                unsafe { run(a.as_ptr(), true, b.as_ptr(), true, out.as_mut_ptr(), out.len()) }
+            }
+            /// `out[i] = pow(a[i], s)`
+            pub fn vs<T: Pow>(a: &[T], s: T, out: &mut [T]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                // SAFETY: as in `vv`; `s` is one readable value.
+                unsafe { run(a.as_ptr(), true, &s, false, out.as_mut_ptr(), out.len()) }
+            }
+            /// `out[i] = pow(s, b[i])`
+            pub fn sv<T: Pow>(s: T, b: &[T], out: &mut [T]) {
+                assert!(b.len() == out.len(), "kernel length mismatch");
+                // SAFETY: as in `vs`.
+                unsafe { run(&s, false, b.as_ptr(), true, out.as_mut_ptr(), out.len()) }
+            }
+            /// [`vv`] into uninitialised memory: writes every element of `out`
+            pub fn vv_uninit<T: Pow>(a: &[T], b: &[T], out: &mut [MaybeUninit<T>]) {
+                assert!(a.len() == out.len() && b.len() == out.len(), "kernel length mismatch");
+                // SAFETY: as in `vv` (`MaybeUninit<T>` has `T`'s layout).
+                unsafe { run(a.as_ptr(), true, b.as_ptr(), true, out.as_mut_ptr().cast(), out.len()) }
+            }
+            /// [`vs`] into uninitialised memory: writes every element of `out`
+            pub fn vs_uninit<T: Pow>(a: &[T], s: T, out: &mut [MaybeUninit<T>]) {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                // SAFETY: as in `vs` (`MaybeUninit<T>` has `T`'s layout).
+                unsafe { run(a.as_ptr(), true, &s, false, out.as_mut_ptr().cast(), out.len()) }
+            }
+            /// [`sv`] into uninitialised memory: writes every element of `out`
+            pub fn sv_uninit<T: Pow>(s: T, b: &[T], out: &mut [MaybeUninit<T>]) {
+                assert!(b.len() == out.len(), "kernel length mismatch");
+                // SAFETY: as in `sv` (`MaybeUninit<T>` has `T`'s layout).
+                unsafe { run(&s, false, b.as_ptr(), true, out.as_mut_ptr().cast(), out.len()) }
+            }
+            /// `acc[i] = pow(acc[i], b[i])`
+            pub fn assign_vv<T: Pow>(acc: &mut [T], b: &[T]) {
+                assert!(b.len() == acc.len(), "kernel length mismatch");
+                let p = acc.as_mut_ptr();
+                // SAFETY: as in `vv`; the kernel reads each vector before it writes it.
+                unsafe { run(p, true, b.as_ptr(), true, p, acc.len()) }
+            }
+            /// Four [`assign_vv`] in turn (the same bits)
+            pub fn assign_vv4<T: Pow>(acc: &mut [T], b: [&[T]; 4]) {
+                for bi in b {
+                    assign_vv(acc, bi);
+                }
+            }
+            /// `acc[i] = pow(acc[i], s)`
+            pub fn assign_vs<T: Pow>(acc: &mut [T], s: T) {
+                let p = acc.as_mut_ptr();
+                // SAFETY: as in `assign_vv`.
+                unsafe { run(p, true, &s, false, p, acc.len()) }
+            }
         }
     };
     (@op $feature:literal, $isa:path, $op:ident, $id:path) => {
@@ -253,6 +329,9 @@ macro_rules! tier_tables {
             expm1: tier_tables!(@unary math_ops::expm1),
             log1p: tier_tables!(@unary math_ops::log1p),
             tanh: tier_tables!(@unary math_ops::tanh),
+            sin: tier_tables!(@unary math_ops::sin),
+            cos: tier_tables!(@unary math_ops::cos),
+            pow: tier_tables!(@binary math_ops::pow),
             maximum: tier_tables!(@binary maximum),
             minimum: tier_tables!(@binary minimum),
             fma,

@@ -9,8 +9,8 @@ mod common;
 
 use common::{each_tier, TestFloat, XorShift, MAX_LEN, W};
 use ndsimd_kernels::math::{
-    exp2_f32, exp2_f64, exp_f32, exp_f64, log10_f32, log10_f64, log2_f32, log2_f64, log_f32,
-    log_f64,
+    cos_f32, cos_f64, exp2_f32, exp2_f64, exp_f32, exp_f64, log10_f32, log10_f64, log2_f32,
+    log2_f64, log_f32, log_f64, pow_f32, pow_f64, sin_f32, sin_f64,
 };
 use ndsimd_kernels::math::{expm1_f32, expm1_f64, log1p_f32, log1p_f64, tanh_f32, tanh_f64};
 use ndsimd_kernels::{Table, UnaryOp};
@@ -37,6 +37,8 @@ impl MathFloat for f64 {
             "expm1" => expm1_f64(x),
             "log1p" => log1p_f64(x),
             "tanh" => tanh_f64(x),
+            "sin" => sin_f64(x),
+            "cos" => cos_f64(x),
             _ => unreachable!(),
         }
     }
@@ -58,6 +60,8 @@ impl MathFloat for f32 {
             "expm1" => expm1_f32(x),
             "log1p" => log1p_f32(x),
             "tanh" => tanh_f32(x),
+            "sin" => sin_f32(x),
+            "cos" => cos_f32(x),
             _ => unreachable!(),
         }
     }
@@ -77,6 +81,8 @@ fn op<'a, T>(t: &'a Table<T>, name: &str) -> &'a UnaryOp<T> {
         "expm1" => &t.expm1,
         "log1p" => &t.log1p,
         "tanh" => &t.tanh,
+        "sin" => &t.sin,
+        "cos" => &t.cos,
         _ => unreachable!(),
     }
 }
@@ -247,8 +253,8 @@ fn tanh_f32_within_one_ulp_at_every_tier() {
 }
 
 /// Every function of this file.
-const NAMES: [&str; 8] = [
-    "exp", "log", "exp2", "log2", "log10", "expm1", "log1p", "tanh",
+const NAMES: [&str; 10] = [
+    "exp", "log", "exp2", "log2", "log10", "expm1", "log1p", "tanh", "sin", "cos",
 ];
 
 /// NumPy's results at the edges, exactly (NaN: any NaN).
@@ -581,4 +587,327 @@ fn speed() {
     }
     run::<f32>(1 << 22);
     run::<f32>(1 << 14);
+}
+
+#[test]
+fn sin_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("sin");
+}
+
+#[test]
+fn sin_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("sin");
+}
+
+#[test]
+fn cos_f64_within_one_ulp_at_every_tier() {
+    accuracy::<f64>("cos");
+}
+
+#[test]
+fn cos_f32_within_one_ulp_at_every_tier() {
+    accuracy::<f32>("cos");
+}
+
+/// sin and cos at NumPy's edges, every lane position: NaN for NaN and ±Inf,
+/// `sin(±0) = ±0`, `sin x = x` for tiny and subnormal `x`, exact values at 0,
+/// and inputs past the vector path's bound (reduced by the scalar path).
+fn trig_edges<T: MathFloat>() {
+    let inf = T::from_f64(f64::INFINITY);
+    let nan = T::from_f64(f64::NAN);
+    let tiny = T::from_bits64(1);
+    let small = T::from_f64(1e-5);
+    let normal = T::from_f64(if T::NAME == "f64" {
+        f64::MIN_POSITIVE
+    } else {
+        f32::MIN_POSITIVE as f64
+    });
+    let mut cases: Vec<(&str, T, T)> = vec![];
+    for name in ["sin", "cos"] {
+        cases.extend([
+            (name, inf, nan),
+            (name, -inf, nan),
+            (name, nan, nan),
+            (name, -nan, nan),
+        ]);
+    }
+    cases.extend([
+        ("sin", T::ZERO, T::ZERO),
+        ("sin", -T::ZERO, -T::ZERO),
+        ("sin", tiny, tiny),
+        ("sin", -tiny, -tiny),
+        ("sin", normal, normal),
+        ("sin", -normal, -normal),
+        ("cos", T::ZERO, T::ONE),
+        ("cos", -T::ZERO, T::ONE),
+        ("cos", tiny, T::ONE),
+    ]);
+    if T::NAME == "f64" {
+        // sin x = x - x^3/6 rounds to x below 2^-26; 1e-5 does not.
+        cases.push(("sin", small, T::from_f64(9.999999999833334e-6)));
+        // Past the bound: exact reductions (values from mpmath).
+        cases.push(("sin", T::from_f64(1e22), T::from_f64(-0.8522008497671888)));
+        cases.push(("cos", T::from_f64(1e22), T::from_f64(0.523214785395139)));
+        cases.push((
+            "sin",
+            T::from_f64(f64::MAX),
+            T::from_f64(0.004961954789184062),
+        ));
+    } else {
+        cases.push(("sin", small, T::from_f64(9.999999747378752e-6)));
+        cases.push(("sin", T::from_f64(1e10), T::from_f64(-0.48750603199005127)));
+    }
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        for &(name, x, want) in &cases {
+            for len in [1, 3, W, W + 5] {
+                for at in 0..len {
+                    let mut xs = vec![T::from_f64(0.75); len];
+                    xs[at] = x;
+                    let mut out = vec![T::canary(); len];
+                    (op(t, name).map)(&xs, &mut out);
+                    let got = out[at];
+                    let ok = if want.nan() {
+                        got.nan()
+                    } else {
+                        got.bits() == want.bits()
+                    };
+                    assert!(
+                        ok,
+                        "{tier}: {name}({x:?}) = {got:?}, want {want:?} (len {len} lane {at})"
+                    );
+                    // The other lanes keep their own value.
+                    let other = T::oracle(name, T::from_f64(0.75));
+                    for (i, o) in out.iter().enumerate() {
+                        if i != at {
+                            let d = (o.to_f64() - other.to_f64()).abs();
+                            assert!(
+                                d <= T::ulp(other),
+                                "{tier}: {name} lane {i} disturbed: {o:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn trig_edges_are_numpys_at_every_tier() {
+    trig_edges::<f64>();
+    trig_edges::<f32>();
+}
+
+/// `pow` of each type as a function of two elements.
+fn pow_oracle<T: MathFloat>(x: T, y: T) -> T {
+    if T::NAME == "f64" {
+        T::from_f64(pow_f64(x.to_f64(), y.to_f64()))
+    } else {
+        T::from_f64(pow_f32(x.to_f64() as f32, y.to_f64() as f32) as f64)
+    }
+}
+
+/// (x, y, correctly rounded x^y, exact minus rounded in ULPs) of `math_pow_*.txt`.
+fn pow_reference<T: MathFloat>() -> Vec<(T, T, T, f64)> {
+    let path = format!(
+        "{}/tests/data/math_pow_{}.txt",
+        env!("CARGO_MANIFEST_DIR"),
+        T::NAME
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let rows: Vec<(T, T, T, f64)> = text
+        .lines()
+        .map(|l| {
+            let mut f = l.split(' ');
+            let mut hex = || T::from_bits64(u64::from_str_radix(f.next().unwrap(), 16).unwrap());
+            let (x, y, r) = (hex(), hex(), hex());
+            (x, y, r, f.next().unwrap().parse().unwrap())
+        })
+        .collect();
+    assert!(rows.len() >= 20_000, "{path}: {} points", rows.len());
+    rows
+}
+
+/// The bound of `pow` at every tier, in ULPs of the exact result.
+const POW_MAX_ULP: f64 = 1.0;
+
+/// Every tier's `pow` (array-array, array-scalar, scalar-array, in place) against
+/// the reference; zeros, infinities and NaN results (C99's edges) bit for bit
+/// (any NaN for NaN).
+fn pow_accuracy<T: MathFloat>() {
+    let rows = pow_reference::<T>();
+    let xs: Vec<T> = rows.iter().map(|r| r.0).collect();
+    let ys: Vec<T> = rows.iter().map(|r| r.1).collect();
+    let check = |got: T, (x, y, want, off): (T, T, T, f64), what: &str| -> f64 {
+        let w = want.to_f64();
+        if !want.nan() && (w == 0.0 || w.is_infinite()) {
+            assert_eq!(
+                got.bits(),
+                want.bits(),
+                "{what}: pow({x:?}, {y:?}) = {got:?}, want {want:?}"
+            );
+            return 0.0;
+        }
+        ulp_error(got, want, off)
+    };
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        let mut out = vec![T::ZERO; xs.len()];
+        (t.pow.vv)(&xs, &ys, &mut out);
+        let mut worst = (0.0f64, 0usize);
+        for (i, (&got, &row)) in out.iter().zip(&rows).enumerate() {
+            let e = check(got, row, &format!("{tier} vv"));
+            if e > worst.0 {
+                worst = (e, i);
+            }
+        }
+        let (e, i) = worst;
+        let r = rows[i];
+        println!(
+            "pow {} {tier}: max {e:.3} ULP over {} points (at pow({:?}, {:?}): {:?}, exact {:?} {:+.3})",
+            T::NAME,
+            rows.len(),
+            r.0,
+            r.1,
+            out[i],
+            r.2,
+            r.3
+        );
+        assert!(
+            e <= POW_MAX_ULP,
+            "pow {} {tier}: {e} ULP at pow({:?}, {:?}): got {:?}, want {:?}",
+            T::NAME,
+            r.0,
+            r.1,
+            out[i],
+            r.2
+        );
+        // The other operand shapes give the same bits as `vv`.
+        let mut acc = xs.clone();
+        (t.pow.assign_vv)(&mut acc, &ys);
+        assert!(acc
+            .iter()
+            .zip(&out)
+            .all(|(a, b)| a.bits() == b.bits() || (a.nan() && b.nan())));
+        for &s in &[T::from_f64(2.0), T::from_f64(-3.0), T::from_f64(0.5)] {
+            let mut vs = vec![T::ZERO; xs.len()];
+            (t.pow.vs)(&xs, s, &mut vs);
+            let mut sv = vec![T::ZERO; xs.len()];
+            (t.pow.sv)(s, &xs, &mut sv);
+            for (i, &x) in xs.iter().enumerate() {
+                let mut one = [T::ZERO];
+                (t.pow.vv)(&[x], &[s], &mut one);
+                assert!(vs[i].bits() == one[0].bits() || (vs[i].nan() && one[0].nan()));
+                (t.pow.vv)(&[s], &[x], &mut one);
+                assert!(sv[i].bits() == one[0].bits() || (sv[i].nan() && one[0].nan()));
+            }
+        }
+        let oracle_worst = rows
+            .iter()
+            .map(|&row| check(pow_oracle(row.0, row.1), row, "oracle"))
+            .fold(0.0, f64::max);
+        assert!(
+            oracle_worst <= POW_MAX_ULP,
+            "pow oracle: {oracle_worst} ULP"
+        );
+    });
+}
+
+#[test]
+fn pow_f64_within_one_ulp_at_every_tier() {
+    pow_accuracy::<f64>();
+}
+
+#[test]
+fn pow_f32_within_one_ulp_at_every_tier() {
+    pow_accuracy::<f32>();
+}
+
+/// C99's and NumPy's edges of `pow`, each pair at every lane position of a vector
+/// and in the tail, the other lanes ordinary and left as they are alone.
+fn pow_edges<T: MathFloat>() {
+    let f = T::from_f64;
+    let (inf, nan, z) = (f(f64::INFINITY), f(f64::NAN), T::ZERO);
+    let cases: Vec<(T, T, T)> = vec![
+        (nan, z, T::ONE),
+        (nan, -z, T::ONE),
+        (inf, z, T::ONE),
+        (T::ONE, nan, T::ONE),
+        (T::ONE, inf, T::ONE),
+        (f(-1.0), inf, T::ONE),
+        (f(-1.0), -inf, T::ONE),
+        (f(0.5), -inf, inf),
+        (f(2.0), -inf, z),
+        (f(0.5), inf, z),
+        (f(2.0), inf, inf),
+        (f(-2.0), f(0.5), nan),
+        (f(-8.0), f(1.0 / 3.0), nan),
+        (f(-2.0), f(3.0), f(-8.0)),
+        (f(-2.0), f(2.0), f(4.0)),
+        (f(-2.0), f(-1.0), f(-0.5)),
+        (z, f(-3.0), inf),
+        (-z, f(-3.0), -inf),
+        (-z, f(-2.0), inf),
+        (-z, f(-0.5), inf),
+        (z, f(3.0), z),
+        (-z, f(3.0), -z),
+        (-z, f(2.0), z),
+        (-z, f(0.5), z),
+        (-inf, f(3.0), -inf),
+        (-inf, f(2.0), inf),
+        (-inf, f(-3.0), -z),
+        (-inf, f(-2.0), z),
+        (inf, f(-1.0), z),
+        (f(2.0), nan, nan),
+        (nan, f(2.0), nan),
+        (f(10.0), f(400.0), inf),
+        (f(-10.0), f(401.0), -inf),
+        (f(10.0), f(-400.0), z),
+        (f(-10.0), f(-401.0), -z),
+        (f(2.0), f(10.0), f(1024.0)),
+        (f(2.0), f(-2.0), f(0.25)),
+        (f(9.0), f(0.5), f(3.0)),
+    ];
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        let other = {
+            let mut o = [T::ZERO];
+            (t.pow.vv)(&[f(0.75)], &[f(1.5)], &mut o);
+            o[0]
+        };
+        for &(x, y, want) in &cases {
+            for len in [1, 3, W, W + 5] {
+                for at in 0..len {
+                    let (mut xs, mut ys) = (vec![f(0.75); len], vec![f(1.5); len]);
+                    xs[at] = x;
+                    ys[at] = y;
+                    let mut out = vec![T::canary(); len];
+                    (t.pow.vv)(&xs, &ys, &mut out);
+                    let got = out[at];
+                    let ok = if want.nan() {
+                        got.nan()
+                    } else {
+                        got.bits() == want.bits()
+                    };
+                    assert!(
+                        ok,
+                        "{tier}: pow({x:?}, {y:?}) = {got:?}, want {want:?} (len {len} lane {at})"
+                    );
+                    for (i, o) in out.iter().enumerate() {
+                        assert!(
+                            i == at || o.bits() == other.bits(),
+                            "{tier}: pow lane {i} disturbed by pow({x:?}, {y:?}): {o:?}"
+                        );
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn pow_edges_are_c99s_at_every_tier() {
+    pow_edges::<f64>();
+    pow_edges::<f32>();
 }

@@ -1,5 +1,5 @@
 //! The transcendental functions, NumPy's names: `exp`, `log`, `exp2`, `log2`,
-//! `log10`, `expm1`, `log1p` and `tanh`, each as an
+//! `log10`, `expm1`, `log1p`, `tanh`, `sin` and `cos` (and `powf`, `pow` with a scalar exponent), each as an
 //! allocating method, an `_into` writing a caller's array, and an `_assign` in
 //! place, through views of any layout.
 //!
@@ -12,8 +12,8 @@
 //! element, so the pool takes over at shorter lengths than for `add`
 //! ([`MATH_PAR_MIN`]).
 
-use super::arith::unary_exec;
-use super::operand::check_out;
+use super::arith::{binary_exec, unary_exec};
+use super::operand::{check_out, Operand};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::error::Result;
 use crate::Element;
@@ -151,4 +151,103 @@ math_methods! {
     tanh, tanh_into, tanh_assign,
         "The hyperbolic tangent (`±1` past `|x|` of about 19, or 9 for `f32`; `-0` kept, NaN for NaN)",
         "0.0, f64::NEG_INFINITY", "0.0, -1.0";
+}
+
+math_methods! {
+    sin, sin_into, sin_assign,
+        "The sine, in radians (NaN for NaN and ±Inf, `sin(-0) = -0`; every finite input reduced exactly)",
+        "0.0, std::f64::consts::FRAC_PI_2", "0.0, 1.0";
+    cos, cos_into, cos_assign,
+        "The cosine, in radians (NaN for NaN and ±Inf; every finite input reduced exactly)",
+        "0.0, std::f64::consts::PI", "1.0, -1.0";
+}
+
+impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+    /// Every element raised to the scalar power `p`, in a new array (NumPy's
+    /// `np.power(a, p)`): [`pow`](ArrayBase::pow) with a scalar, which always
+    /// broadcasts, so no `Result`.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let a = Array::from_vec(vec![2.0f64, -3.0, 9.0]);
+    /// assert_eq!(a.powf(2.0).as_slice().unwrap(), &[4.0, 9.0, 81.0]);
+    /// assert_eq!(a.powf(3.0).as_slice().unwrap()[1], -27.0); // odd: the sign kept
+    /// assert!(a.powf(0.5).as_slice().unwrap()[1].is_nan()); // negative, non-integer
+    /// ```
+    pub fn powf(&self, p: T) -> Array<T> {
+        let op = &<T as KernelElement>::table().pow;
+        if let Some(x) = self.as_slice() {
+            let mut out = Array::zeros(self.shape());
+            if let Some(o) = out.as_slice_mut() {
+                pow_scalar(op.vs, x, p, o);
+                return out;
+            }
+        }
+        let mut out = Array::zeros(self.shape());
+        binary_exec(
+            op,
+            &Operand::Array(self.view()),
+            &Operand::Scalar(p),
+            &mut out,
+        );
+        out
+    }
+
+    /// Every element raised to the scalar power `p`, into `out`, which must have
+    /// this shape (any layout); otherwise
+    /// [`Error::WrongOutputShape`](crate::Error::WrongOutputShape), `out` untouched.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let a = Array::from_vec(vec![4.0, 0.25]);
+    /// let mut out = Array::<f64>::zeros(&[2]);
+    /// a.powf_into(0.5, &mut out).unwrap();
+    /// assert_eq!(out.as_slice().unwrap(), &[2.0, 0.5]);
+    /// assert!(a.powf_into(0.5, &mut Array::<f64>::zeros(&[3])).is_err());
+    /// ```
+    pub fn powf_into(&self, p: T, out: &mut ArrayBase<impl DataMut<Elem = T>>) -> Result<()> {
+        check_out(self.shape(), out.shape())?;
+        let op = &<T as KernelElement>::table().pow;
+        if let (Some(x), Some(o)) = (self.as_slice(), out.as_slice_mut()) {
+            pow_scalar(op.vs, x, p, o);
+            return Ok(());
+        }
+        binary_exec(op, &Operand::Array(self.view()), &Operand::Scalar(p), out);
+        Ok(())
+    }
+}
+
+impl<T: Element, S: DataMut<Elem = T>> ArrayBase<S> {
+    /// Every element raised to the scalar power `p`, in place.
+    ///
+    /// ```
+    /// use ndsimd::Array;
+    /// let mut a = Array::from_vec(vec![3.0, -0.0]);
+    /// a.powf_assign(-1.0);
+    /// assert_eq!(a.as_slice().unwrap(), &[1.0 / 3.0, f64::NEG_INFINITY]);
+    /// ```
+    pub fn powf_assign(&mut self, p: T) {
+        let op = &<T as KernelElement>::table().pow;
+        if let Some(s) = self.as_slice_mut() {
+            let assign = op.assign_vs;
+            let n = pieces(s.len());
+            if n <= 1 {
+                return assign(s, p);
+            }
+            return par::for_each_piece_mut(s, n, 8, move |_, piece| assign(piece, p));
+        }
+        let src = self.to_owned();
+        binary_exec(op, &Operand::Array(src.view()), &Operand::Scalar(p), self);
+    }
+}
+
+/// `out = x^p` for contiguous slices, on the pool above [`MATH_PAR_MIN`] per piece.
+fn pow_scalar<T: Element>(vs: fn(&[T], T, &mut [T]), x: &[T], p: T, out: &mut [T]) {
+    let n = pieces(out.len());
+    if n <= 1 {
+        return vs(x, p, out);
+    }
+    par::for_each_piece_mut(out, n, 8, move |start, piece| {
+        vs(&x[start..start + piece.len()], p, piece)
+    });
 }

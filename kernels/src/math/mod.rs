@@ -38,6 +38,12 @@
 
 #[rustfmt::skip]
 mod tables;
+mod pow;
+mod trig;
+
+pub(crate) use pow::pow_raw;
+pub use pow::{pow_f32, pow_f64, Pow};
+pub use trig::{cos_f32, cos_f64, sin_f32, sin_f64};
 
 use crate::vector::{Element, FloatVector, IntVector, Isa, Vector, MAX_LANES};
 use tables::*;
@@ -448,6 +454,10 @@ pub(crate) const EXPM1: u8 = 10;
 pub(crate) const LOG1P: u8 = 11;
 /// See [`EXP`].
 pub(crate) const TANH: u8 = 12;
+/// See [`EXP`] (`trig.rs`).
+pub(crate) const SIN: u8 = 16;
+/// See [`EXP`] (`trig.rs`).
+pub(crate) const COS: u8 = 17;
 
 /// The element types with exp/log kernels: the oracles and the vector kernels.
 pub trait Math: Element + crate::scalar::Arith {
@@ -738,6 +748,8 @@ impl Math for f64 {
             EXPM1 => expm1_f64(x),
             LOG1P => log1p_f64(x),
             TANH => tanh_f64(x),
+            SIN => sin_f64(x),
+            COS => cos_f64(x),
             _ => log_f64(x),
         }
     }
@@ -751,6 +763,8 @@ impl Math for f64 {
                 EXPM1 => expm1::expm1_v64(x),
                 LOG1P => log1p::log1p_v64(x),
                 TANH => tanh::tanh_v64(x),
+                SIN => trig::trig_v64::<_, false>(x),
+                COS => trig::trig_v64::<_, true>(x),
                 _ => log_v64::<_, OP>(x),
             }
         }
@@ -769,6 +783,8 @@ impl Math for f32 {
             EXPM1 => expm1_f32(x),
             LOG1P => log1p_f32(x),
             TANH => tanh_f32(x),
+            SIN => sin_f32(x),
+            COS => cos_f32(x),
             _ => log_f32(x),
         }
     }
@@ -782,6 +798,8 @@ impl Math for f32 {
                 EXPM1 => expm1::expm1_v32(x),
                 LOG1P => log1p::log1p_v32(x),
                 TANH => tanh::tanh_v32(x),
+                SIN => trig::trig_v32::<_, false>(x),
+                COS => trig::trig_v32::<_, true>(x),
                 _ => log_v32::<_, OP>(x),
             }
         }
@@ -858,6 +876,82 @@ pub(crate) mod oracle {
     oracle_op!(expm1, crate::math::EXPM1);
     oracle_op!(log1p, crate::math::LOG1P);
     oracle_op!(tanh, crate::math::TANH);
+    oracle_op!(sin, crate::math::SIN);
+    oracle_op!(cos, crate::math::COS);
+
+    /// `pow` kernels of the scalar tier (the oracle), in every operand shape.
+    pub mod pow {
+        use crate::math::Pow;
+        use core::mem::MaybeUninit;
+
+        /// `out[i] = pow(a[i], b[i])`
+        pub fn vv<T: Pow>(a: &[T], b: &[T], out: &mut [T]) {
+            assert!(
+                a.len() == out.len() && b.len() == out.len(),
+                "kernel length mismatch"
+            );
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = T::pow_oracle(x, y);
+            }
+        }
+        /// `out[i] = pow(a[i], s)`
+        pub fn vs<T: Pow>(a: &[T], s: T, out: &mut [T]) {
+            assert!(a.len() == out.len(), "kernel length mismatch");
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = T::pow_oracle(x, s);
+            }
+        }
+        /// `out[i] = pow(s, b[i])`
+        pub fn sv<T: Pow>(s: T, b: &[T], out: &mut [T]) {
+            assert!(b.len() == out.len(), "kernel length mismatch");
+            for (o, &y) in out.iter_mut().zip(b) {
+                *o = T::pow_oracle(s, y);
+            }
+        }
+        /// [`vv`] into uninitialised memory: writes every element of `out`
+        pub fn vv_uninit<T: Pow>(a: &[T], b: &[T], out: &mut [MaybeUninit<T>]) {
+            assert!(
+                a.len() == out.len() && b.len() == out.len(),
+                "kernel length mismatch"
+            );
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                o.write(T::pow_oracle(x, y));
+            }
+        }
+        /// [`vs`] into uninitialised memory: writes every element of `out`
+        pub fn vs_uninit<T: Pow>(a: &[T], s: T, out: &mut [MaybeUninit<T>]) {
+            assert!(a.len() == out.len(), "kernel length mismatch");
+            for (o, &x) in out.iter_mut().zip(a) {
+                o.write(T::pow_oracle(x, s));
+            }
+        }
+        /// [`sv`] into uninitialised memory: writes every element of `out`
+        pub fn sv_uninit<T: Pow>(s: T, b: &[T], out: &mut [MaybeUninit<T>]) {
+            assert!(b.len() == out.len(), "kernel length mismatch");
+            for (o, &y) in out.iter_mut().zip(b) {
+                o.write(T::pow_oracle(s, y));
+            }
+        }
+        /// `acc[i] = pow(acc[i], b[i])`
+        pub fn assign_vv<T: Pow>(acc: &mut [T], b: &[T]) {
+            assert!(b.len() == acc.len(), "kernel length mismatch");
+            for (o, &y) in acc.iter_mut().zip(b) {
+                *o = T::pow_oracle(*o, y);
+            }
+        }
+        /// Four [`assign_vv`] in turn
+        pub fn assign_vv4<T: Pow>(acc: &mut [T], b: [&[T]; 4]) {
+            for bi in b {
+                assign_vv(acc, bi);
+            }
+        }
+        /// `acc[i] = pow(acc[i], s)`
+        pub fn assign_vs<T: Pow>(acc: &mut [T], s: T) {
+            for o in acc.iter_mut() {
+                *o = T::pow_oracle(*o, s);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -500,3 +500,339 @@ pub(crate) static EXPM1_F32_POLY: [f32; 4] = [
     f32::from_bits(0x3d2aaf81),
     f32::from_bits(0x3c088529),
 ];
+
+/// 2 / pi rounded.
+pub(crate) const TRIG_F64_INV_PIO2: f64 = f64::from_bits(0x3fe45f306dc9c883);
+
+/// pi/2 part 1: its leading 26 bits.
+pub(crate) const TRIG_F64_C1A: f64 = f64::from_bits(0x3ff921fb50000000);
+
+/// pi/2 part 1: the rest of its bits.
+pub(crate) const TRIG_F64_C1B: f64 = f64::from_bits(0x3e5110b460000000);
+
+/// pi/2 part 2: its leading 26 bits.
+pub(crate) const TRIG_F64_C2A: f64 = f64::from_bits(0x3c91a62630000000);
+
+/// pi/2 part 2: the rest of its bits.
+pub(crate) const TRIG_F64_C2B: f64 = f64::from_bits(0x3ae8a2e038000000);
+
+/// pi/2 part 3: pi/2 - C1 - C2 rounded.
+pub(crate) const TRIG_F64_C3: f64 = f64::from_bits(0xb91f1976b7ed8fbc);
+
+/// sin(r) = r + r^3 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).
+pub(crate) static SIN_F64_POLY: [f64; 7] = [
+    f64::from_bits(0xbfc5555555555555),
+    f64::from_bits(0x3f81111111111023),
+    f64::from_bits(0xbf2a01a019fea7c7),
+    f64::from_bits(0x3ec71de3a1436dec),
+    f64::from_bits(0xbe5ae63ff1273033),
+    f64::from_bits(0x3de60eb7176ffb8c),
+    f64::from_bits(0xbd690a6e3bc03c76),
+];
+
+/// cos(r) = 1 - r^2/2 + r^4 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).
+pub(crate) static COS_F64_POLY: [f64; 6] = [
+    f64::from_bits(0x3fa5555555555555),
+    f64::from_bits(0xbf56c16c16c1689f),
+    f64::from_bits(0x3efa01a019f2c143),
+    f64::from_bits(0xbe927e4f9f21c2f4),
+    f64::from_bits(0x3e21eeb45ce72219),
+    f64::from_bits(0xbda9066565679989),
+];
+
+/// 2 / pi rounded.
+pub(crate) const TRIG_F32_INV_PIO2: f32 = f32::from_bits(0x3f22f983);
+
+/// pi/2 part 1: its leading 12 bits.
+pub(crate) const TRIG_F32_C1A: f32 = f32::from_bits(0x3fc90000);
+
+/// pi/2 part 1: the rest of its bits.
+pub(crate) const TRIG_F32_C1B: f32 = f32::from_bits(0x39fdb000);
+
+/// pi/2 part 2: its leading 12 bits.
+pub(crate) const TRIG_F32_C2A: f32 = f32::from_bits(0xb33bb000);
+
+/// pi/2 part 2: the rest of its bits.
+pub(crate) const TRIG_F32_C2B: f32 = f32::from_bits(0xad52e000);
+
+/// pi/2 part 3: pi/2 - C1 - C2 rounded.
+pub(crate) const TRIG_F32_C3: f32 = f32::from_bits(0xa6f72ced);
+
+/// sin(r) = r + r^3 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).
+pub(crate) static SIN_F32_POLY: [f32; 4] = [
+    f32::from_bits(0xbe2aaaab),
+    f32::from_bits(0x3c0888cb),
+    f32::from_bits(0xb9503fcd),
+    f32::from_bits(0x36431bb7),
+];
+
+/// cos(r) = 1 - r^2/2 + r^4 (c0 + c1 r^2 + ...) on |r| <= pi/4 (1% more).
+pub(crate) static COS_F32_POLY: [f32; 4] = [
+    f32::from_bits(0x3d2aaaab),
+    f32::from_bits(0xbab60be7),
+    f32::from_bits(0x37d07638),
+    f32::from_bits(0xb4aae8f2),
+];
+
+/// The bits of 2/pi after the binary point, 64 per word, most significant first.
+pub(crate) static TRIG_TWO_OVER_PI: [u64; 20] = [
+    0xa2f9836e4e441529,
+    0xfc2757d1f534ddc0,
+    0xdb6295993c439041,
+    0xfe5163abdebbc561,
+    0xb7246e3a424dd2e0,
+    0x06492eea09d1921c,
+    0xfe1deb1cb129a73e,
+    0xe88235f52ebb4484,
+    0xe99c7026b45f7e41,
+    0x3991d639835339f4,
+    0x9c845f8bbdf9283b,
+    0x1ff897ffde05980f,
+    0xef2f118b5a0a6d1f,
+    0x6d367ecf27cb09b7,
+    0x4f463f669e5fea2d,
+    0x7527bac7ebe5f17b,
+    0x3d0739f78a5292ea,
+    0x6bfb5fb11f8d5d08,
+    0x56033046fc7b6bab,
+    0xf0cfbc209af4361d,
+];
+
+/// 1 / c_i rounded to 8 bits (1 beside x = 1), so z * invc is exact in two halves.
+pub(crate) static POW_F64_INVC: [f64; 32] = [
+    f64::from_bits(0x3ff7000000000000),
+    f64::from_bits(0x3ff6800000000000),
+    f64::from_bits(0x3ff6000000000000),
+    f64::from_bits(0x3ff5800000000000),
+    f64::from_bits(0x3ff5200000000000),
+    f64::from_bits(0x3ff4a00000000000),
+    f64::from_bits(0x3ff4400000000000),
+    f64::from_bits(0x3ff3e00000000000),
+    f64::from_bits(0x3ff3800000000000),
+    f64::from_bits(0x3ff3200000000000),
+    f64::from_bits(0x3ff2c00000000000),
+    f64::from_bits(0x3ff2800000000000),
+    f64::from_bits(0x3ff2200000000000),
+    f64::from_bits(0x3ff1c00000000000),
+    f64::from_bits(0x3ff1800000000000),
+    f64::from_bits(0x3ff1400000000000),
+    f64::from_bits(0x3ff0e00000000000),
+    f64::from_bits(0x3ff0a00000000000),
+    f64::from_bits(0x3ff0600000000000),
+    f64::from_bits(0x3ff0000000000000),
+    f64::from_bits(0x3ff0000000000000),
+    f64::from_bits(0x3feea00000000000),
+    f64::from_bits(0x3feda00000000000),
+    f64::from_bits(0x3fece00000000000),
+    f64::from_bits(0x3fec000000000000),
+    f64::from_bits(0x3feb400000000000),
+    f64::from_bits(0x3feaa00000000000),
+    f64::from_bits(0x3fe9e00000000000),
+    f64::from_bits(0x3fe9400000000000),
+    f64::from_bits(0x3fe8a00000000000),
+    f64::from_bits(0x3fe8200000000000),
+    f64::from_bits(0x3fe7800000000000),
+];
+
+/// -log(invc_i) on the grid of 2^-42.
+pub(crate) static POW_F64_LOGC_HI: [f64; 32] = [
+    f64::from_bits(0xbfd739d7f6bbd000),
+    f64::from_bits(0xbfd5d1bdbf581000),
+    f64::from_bits(0xbfd4618bc21c6000),
+    f64::from_bits(0xbfd2e8e2bae12000),
+    f64::from_bits(0xbfd1c898c169a000),
+    f64::from_bits(0xbfd0402594b4d000),
+    f64::from_bits(0xbfce27076e2b0000),
+    f64::from_bits(0xbfcbc286742d8000),
+    f64::from_bits(0xbfc9525a9cf46000),
+    f64::from_bits(0xbfc6d60fe719e000),
+    f64::from_bits(0xbfc44d2b6ccb8000),
+    f64::from_bits(0xbfc29552f8200000),
+    f64::from_bits(0xbfbfec9131dc0000),
+    f64::from_bits(0xbfba926d3a4ac000),
+    f64::from_bits(0xbfb6f0d28ae58000),
+    f64::from_bits(0xbfb341d7961bc000),
+    f64::from_bits(0xbfab42dd71198000),
+    f64::from_bits(0xbfa39e87b9fe8000),
+    f64::from_bits(0xbf97b91b07d60000),
+    f64::from_bits(0x0000000000000000),
+    f64::from_bits(0x0000000000000000),
+    f64::from_bits(0x3fa67c94f2d48000),
+    f64::from_bits(0x3fb3bdf5a7d20000),
+    f64::from_bits(0x3fba4e7640b1c000),
+    f64::from_bits(0x3fc1178e8227e000),
+    f64::from_bits(0x3fc4913d8333c000),
+    f64::from_bits(0x3fc7898d85444000),
+    f64::from_bits(0x3fcb31d8575bc000),
+    f64::from_bits(0x3fce530effe72000),
+    f64::from_bits(0x3fd0c42d67616000),
+    f64::from_bits(0x3fd214456d0ec000),
+    f64::from_bits(0x3fd3c25277333000),
+];
+
+/// -log(invc_i) minus its grid value, rounded.
+pub(crate) static POW_F64_LOGC_LO: [f64; 32] = [
+    f64::from_bits(0xbcba7389314feb50),
+    f64::from_bits(0x3d38d6bdc9c7c238),
+    f64::from_bits(0x3d13d82f484c84cc),
+    f64::from_bits(0x3d267b1e99b72bd8),
+    f64::from_bits(0x3d381410e5c62aff),
+    f64::from_bits(0xbcf036b89ef42d7f),
+    f64::from_bits(0x3d3a342c2af0003c),
+    f64::from_bits(0xbd39ac53f39d121c),
+    f64::from_bits(0x3d3297137d9f158f),
+    f64::from_bits(0x3d3bc6e557134767),
+    f64::from_bits(0x3d170cc16135783c),
+    f64::from_bits(0x3d35b967f4471dfc),
+    f64::from_bits(0x3d354555d1ae6607),
+    f64::from_bits(0xbd3563650bd22a9c),
+    f64::from_bits(0x3d34b4641b664613),
+    f64::from_bits(0xbd31d09299837610),
+    f64::from_bits(0x3d1c827ae5d6704c),
+    f64::from_bits(0xbd3eafd480ad9015),
+    f64::from_bits(0x3d33b955b602ace4),
+    f64::from_bits(0x0000000000000000),
+    f64::from_bits(0x0000000000000000),
+    f64::from_bits(0x3d3dac20827cca0c),
+    f64::from_bits(0xbd319bd0ad125895),
+    f64::from_bits(0xbd0e42b6b94407c8),
+    f64::from_bits(0x3d21ef78ce2d07f2),
+    f64::from_bits(0xbd353e43558124c4),
+    f64::from_bits(0x3d38e67be3dbaf3f),
+    f64::from_bits(0x3d3c794e562a63cb),
+    f64::from_bits(0xbd3fdbdbb13f7c18),
+    f64::from_bits(0x3d27188b163ceae9),
+    f64::from_bits(0xbd3caf0428b728a3),
+    f64::from_bits(0x3d183b54b606bd5c),
+];
+
+/// log1p(r) = r - r^2/2 + r^3 (c0 + c1 r + ...) on |r| <= 0.03156.
+pub(crate) static POW_F64_POLY: [f64; 10] = [
+    f64::from_bits(0x3fd5555555555555),
+    f64::from_bits(0xbfd0000000000000),
+    f64::from_bits(0x3fc999999999bbb1),
+    f64::from_bits(0xbfc555555555543a),
+    f64::from_bits(0x3fc249249079e3cb),
+    f64::from_bits(0xbfc000000022bd21),
+    f64::from_bits(0x3fbc71d890300a2b),
+    f64::from_bits(0xbfb99996c2f432de),
+    f64::from_bits(0x3fb72f159d3627a5),
+    f64::from_bits(0xbfb56179203e8ffd),
+];
+
+/// 1 / c_i rounded to 8 bits (1 beside x = 1), so z * invc is exact in two halves.
+pub(crate) static POW_F32_INVC: [f32; 32] = [
+    f32::from_bits(0x3fb80000),
+    f32::from_bits(0x3fb40000),
+    f32::from_bits(0x3fb00000),
+    f32::from_bits(0x3fac0000),
+    f32::from_bits(0x3fa90000),
+    f32::from_bits(0x3fa50000),
+    f32::from_bits(0x3fa20000),
+    f32::from_bits(0x3f9f0000),
+    f32::from_bits(0x3f9c0000),
+    f32::from_bits(0x3f990000),
+    f32::from_bits(0x3f960000),
+    f32::from_bits(0x3f940000),
+    f32::from_bits(0x3f910000),
+    f32::from_bits(0x3f8e0000),
+    f32::from_bits(0x3f8c0000),
+    f32::from_bits(0x3f8a0000),
+    f32::from_bits(0x3f870000),
+    f32::from_bits(0x3f850000),
+    f32::from_bits(0x3f830000),
+    f32::from_bits(0x3f800000),
+    f32::from_bits(0x3f800000),
+    f32::from_bits(0x3f750000),
+    f32::from_bits(0x3f6d0000),
+    f32::from_bits(0x3f670000),
+    f32::from_bits(0x3f600000),
+    f32::from_bits(0x3f5a0000),
+    f32::from_bits(0x3f550000),
+    f32::from_bits(0x3f4f0000),
+    f32::from_bits(0x3f4a0000),
+    f32::from_bits(0x3f450000),
+    f32::from_bits(0x3f410000),
+    f32::from_bits(0x3f3c0000),
+];
+
+/// -log(invc_i) on the grid of 2^-15.
+pub(crate) static POW_F32_LOGC_HI: [f32; 32] = [
+    f32::from_bits(0xbeb9d000),
+    f32::from_bits(0xbeae8c00),
+    f32::from_bits(0xbea30c00),
+    f32::from_bits(0xbe974800),
+    f32::from_bits(0xbe8e4400),
+    f32::from_bits(0xbe820000),
+    f32::from_bits(0xbe713800),
+    f32::from_bits(0xbe5e1800),
+    f32::from_bits(0xbe4a9000),
+    f32::from_bits(0xbe36b000),
+    f32::from_bits(0xbe226800),
+    f32::from_bits(0xbe14a800),
+    f32::from_bits(0xbdff6000),
+    f32::from_bits(0xbdd49000),
+    f32::from_bits(0xbdb78000),
+    f32::from_bits(0xbd9a1000),
+    f32::from_bits(0xbd5a2000),
+    f32::from_bits(0xbd1d0000),
+    f32::from_bits(0xbcbdc000),
+    f32::from_bits(0x00000000),
+    f32::from_bits(0x00000000),
+    f32::from_bits(0x3d33e000),
+    f32::from_bits(0x3d9df000),
+    f32::from_bits(0x3dd27000),
+    f32::from_bits(0x3e08c000),
+    f32::from_bits(0x3e248800),
+    f32::from_bits(0x3e3c5000),
+    f32::from_bits(0x3e599000),
+    f32::from_bits(0x3e729800),
+    f32::from_bits(0x3e862000),
+    f32::from_bits(0x3e90a400),
+    f32::from_bits(0x3e9e1400),
+];
+
+/// -log(invc_i) minus its grid value, rounded.
+pub(crate) static POW_F32_LOGC_LO: [f32; 32] = [
+    f32::from_bits(0x37202511),
+    f32::from_bits(0xb776fd60),
+    f32::from_bits(0xb63c21c6),
+    f32::from_bits(0x36ea28f7),
+    f32::from_bits(0xb6c60b4d),
+    f32::from_bits(0xb71652d3),
+    f32::from_bits(0xb56dc55e),
+    f32::from_bits(0x377317a5),
+    f32::from_bits(0xb73539e9),
+    f32::from_bits(0xb5fe719d),
+    f32::from_bits(0xb6adb32e),
+    f32::from_bits(0xb725f040),
+    f32::from_bits(0xb71131dc),
+    f32::from_bits(0xb6da7496),
+    f32::from_bits(0xb7528ae5),
+    f32::from_bits(0x3621a791),
+    f32::from_bits(0x37114773),
+    f32::from_bits(0x373c2301),
+    f32::from_bits(0xb68d83eb),
+    f32::from_bits(0x00000000),
+    f32::from_bits(0x00000000),
+    f32::from_bits(0x3694f2d5),
+    f32::from_bits(0xb52582e1),
+    f32::from_bits(0x36ec8163),
+    f32::from_bits(0xb762fbb0),
+    f32::from_bits(0x36f60ccf),
+    f32::from_bits(0xb764f577),
+    f32::from_bits(0xb69ea291),
+    f32::from_bits(0x35effe71),
+    f32::from_bits(0x37359d86),
+    f32::from_bits(0xb76a4bc5),
+    f32::from_bits(0xb7362333),
+];
+
+/// log1p(r) = r - r^2/2 + r^3 (c0 + c1 r + ...) on |r| <= 0.03156.
+pub(crate) static POW_F32_POLY: [f32; 5] = [
+    f32::from_bits(0x3eaaaaab),
+    f32::from_bits(0xbe7ffffd),
+    f32::from_bits(0x3e4cc255),
+    f32::from_bits(0xbe2ad55e),
+    f32::from_bits(0x3e333d9e),
+];

@@ -4,6 +4,8 @@ tests (kernels/tests/math.rs).
 
     python3 kernels/tests/data/gen_math_ref.py    # rewrites kernels/tests/data/math_*.txt
     python3 kernels/tests/data/gen_math_ref.py expm1 tanh   # only those functions' files
+    python3 kernels/tests/data/gen_math_ref.py trig    # only math_sin_*, math_cos_*, math_pow_*
+    python3 kernels/tests/data/gen_math_ref.py pow    # only math_pow_*
 
 One file per function and type, one point per line: the input's bits, the
 correctly rounded result's bits (hex), and the exact result minus the rounded
@@ -234,5 +236,184 @@ def main():
             print(path, len(lines))
 
 
+def pio2_convergents(limit):
+    """Numerators p < limit of the continued-fraction convergents p/q of pi/2: the
+    integers closest to a multiple of pi/2 for their size (the reductions' worst
+    cases), with q."""
+    with mp.workprec(400):
+        a = mp.pi / 2
+        p0, q0, p1, q1 = 1, 0, int(mp.floor(a)), 1
+        frac = a - mp.floor(a)
+        out = []
+        while p1 < limit:
+            out.append((p1, q1))
+            frac = 1 / frac
+            t = int(mp.floor(frac))
+            frac -= t
+            p0, q0, p1, q1 = p1, q1, t * p1 + p0, t * q1 + q0
+    return out
+
+
+def trig_points(ty, rng):
+    """sin/cos inputs: uniform over the vector path's range and past it, dense near
+    0, the floats nearest multiples of pi/2 (and their neighbours), the integers
+    closest to multiples of pi/2 (continued fractions), the vector bound, huge
+    and subnormal values, specials."""
+    prec, emin, emax = TYPES[ty][:3]
+    bw = TYPES[ty][5] * 4
+    bound = 16777216.0 if ty == "f64" else 6400.0
+    xs = specials(ty) + [bound, -bound, rnd(ty, bound * (1 - 2.0**-prec)), 1e22, -1e22]
+    if ty == "f64":
+        xs.append(6381956970095103.0 * 2.0**797)
+    xs += [rng.uniform(-10, 10) for _ in range(4000)]
+    xs += [rng.uniform(-bound, bound) for _ in range(3000)]
+    xs += [rng.choice([-1, 1]) * 10 ** rng.uniform(-30 if ty == "f64" else -15, 0) for _ in range(2500)]
+    xs += [rng.choice([-1, 1]) * 2 ** rng.uniform(0, 1.5 * mp.log(bound, 2)) for _ in range(2500)]
+    with mp.workprec(300):
+        for _ in range(2500):
+            k = int(2 ** rng.uniform(0, mp.log(bound, 2) + 2))
+            x = rnd(ty, float(k * mp.pi / 2))
+            step = rng.choice([-1, 0, 0, 0, 1])
+            xs.append(from_bits(ty, to_bits(ty, x) + step) if x > 0 else x)
+    for p, _ in pio2_convergents(2 ** prec):
+        for sh in range(0, 40, 3):
+            xs += [float(p) * 2.0**sh, -float(p) * 2.0**-sh]
+    xs += [from_bits(ty, rng.randrange(1, 1 << (prec - 1))) for _ in range(500)]
+    xs += [from_bits(ty, rng.randrange(0, 1 << bw)) for _ in range(3000)]
+    xs += [rng.uniform(-bound, bound) for _ in range(max(0, 20000 - len(xs)) + 500)]
+    return [rnd(ty, x) for x in xs]
+
+
+def trig_exact(fn, x):
+    x = mp.mpf(x)
+    # Enough bits for the reduction of the largest input, and 256 after.
+    with mp.workprec(256 + max(0, int(mp.log(abs(x) + 1, 2)))):
+        v = mp.sin(x) if fn == "sin" else mp.cos(x)
+    return v
+
+
+def main_trig():
+    for fn in ("sin", "cos"):
+        for ty in ("f64", "f32"):
+            rng = random.Random(f"{fn}-{ty}")
+            hexw = TYPES[ty][5]
+            lines = []
+            for x in trig_points(ty, rng):
+                if x != x or x in (float("inf"), -float("inf")):
+                    y, off = float("nan"), 0.0
+                elif x == 0:
+                    y, off = (x, 0.0) if fn == "sin" else (1.0, 0.0)
+                else:
+                    v = trig_exact(fn, x)
+                    y, q = round_to(ty, v)
+                    off = float((v - mp.mpf(y)) / q)
+                lines.append(f"{to_bits(ty, x):0{hexw}x} {to_bits(ty, y):0{hexw}x} {off:+.3f}")
+            path = os.path.join(HERE, f"math_{fn}_{ty}.txt")
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            print(path, len(lines))
+
+
+def pow_points(ty, rng):
+    """pow inputs (x, y): moderate values, x near 1 and any x with y chosen so that
+    y log x spans the whole range of results (overflow, subnormal and underflow
+    thresholds included), negative x with integer y, subnormal x, small integer and
+    half-integer exponents, and every pairing of the special values."""
+    prec, emin, emax = TYPES[ty][:3]
+    bw = TYPES[ty][5] * 4
+    top = to_bits(ty, float("inf"))
+    hi = float((emax + 1) * mp.log(2))
+    lo = float((emin - prec) * mp.log(2))
+    sp = [0.0, -0.0, 1.0, -1.0, float("inf"), -float("inf"), float("nan"), 0.5, -0.5, 2.0,
+          -2.0, 3.0, -3.0, 2.0 ** (emin - prec + 1), 1e10, -1e10, 0.7, -0.7]
+    ps = [(a, b) for a in sp for b in sp]
+    ps += [(rng.uniform(0, 10), rng.uniform(-50, 50)) for _ in range(4000)]
+
+    def aim(x):
+        t = rng.uniform(lo - 5, hi + 5) if rng.random() < 0.7 else rng.uniform(-20, 20)
+        lx = float(mp.log(abs(mp.mpf(x))))
+        return t / lx if lx != 0 else 2.0
+
+    for _ in range(4000):
+        x = 1 + rng.choice([-1, 1]) * 10 ** rng.uniform(-15 if ty == "f64" else -7, -0.5)
+        ps.append((x, aim(x)))
+    for _ in range(4000):
+        x = from_bits(ty, rng.randrange(1, top))
+        ps.append((x, aim(x)))
+    for t in (hi, lo, float(emin * mp.log(2))):
+        for _ in range(1000):
+            x = rng.uniform(0.1, 10)
+            lx = float(mp.log(mp.mpf(rnd(ty, x))))
+            ps.append((x, (t + rng.uniform(-1, 1) * 10 ** rng.uniform(-8, 0)) / lx))
+    for _ in range(2000):
+        ps.append((-rng.uniform(0, 20), float(rng.randrange(-60, 60))))
+    for _ in range(500):
+        ps.append((-rng.uniform(0, 20), rng.uniform(-10, 10)))
+    for _ in range(1000):
+        ps.append((from_bits(ty, rng.randrange(1, 1 << (prec - 1))), rng.uniform(-1.2, 1.2)))
+    for _ in range(2000):
+        ps.append((rng.uniform(-100, 100), rng.choice([2.0, 3.0, 0.5, -1.0, -2.0, 1.5, -0.5, 4.0])))
+    for _ in range(1000):
+        ps.append((from_bits(ty, rng.randrange(0, 1 << bw)), from_bits(ty, rng.randrange(0, 1 << bw))))
+    while len(ps) < 20500:
+        ps.append((rng.uniform(0, 3), rng.uniform(-100, 100)))
+    return [(rnd(ty, a), rnd(ty, b)) for a, b in ps]
+
+
+def pow_exact(ty, x, y):
+    """(result, offset) of x^y: NumPy's (C99) result where either operand is
+    special or the result is not a finite nonzero real, else mpmath's."""
+    import numpy as np
+
+    t = np.float64 if ty == "f64" else np.float32
+    special = (x != x or y != y or x in (0.0, float("inf"), -float("inf")) or x == 1 or y == 0
+               or y in (float("inf"), -float("inf")) or (x < 0 and y != int(y)))
+    if special:
+        with np.errstate(all="ignore"):
+            # Arrays: NumPy's scalar `power` takes sqrt for y = 0.5 (-0 for -0).
+            return float(np.power(np.array([x], t), np.array([y], t))[0]), 0.0
+    neg = x < 0 and int(y) % 2 == 1
+    lx = mp.log(abs(mp.mpf(x)))
+    e = mp.mpf(y) * lx
+    if e > 2000:
+        return (-1 if neg else 1) * float("inf"), 0.0
+    if e < -2000:
+        return -0.0 if neg else 0.0, 0.0
+    with mp.workprec(300):
+        v = mp.exp(mp.mpf(y) * mp.log(abs(mp.mpf(x))))
+    if neg:
+        v = -v
+    r, q = round_to(ty, v)
+    if r in (float("inf"), -float("inf")) or r == 0:
+        return r, 0.0
+    return r, float((v - mp.mpf(r)) / q)
+
+
+def main_pow():
+    for ty in ("f64", "f32"):
+        rng = random.Random(f"pow-{ty}")
+        hexw = TYPES[ty][5]
+        lines = []
+        for x, y in pow_points(ty, rng):
+            r, off = pow_exact(ty, x, y)
+            lines.append(f"{to_bits(ty, x):0{hexw}x} {to_bits(ty, y):0{hexw}x} "
+                         f"{to_bits(ty, r):0{hexw}x} {off:+.3f}")
+        path = os.path.join(HERE, f"math_pow_{ty}.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        print(path, len(lines))
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    # `pow` alone rewrites only math_pow_* (x, y, result and offset a line).
+    if sys.argv[1:] == ["pow"]:
+        main_pow()
+        sys.exit(0)
+
+    # `trig` alone rewrites only the sin/cos files (each function has its own seed).
+    if sys.argv[1:] != ["trig"]:
+        main()
+    main_trig()
+    main_pow()

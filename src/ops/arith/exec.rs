@@ -191,7 +191,7 @@ pub(super) fn broadcast_alloc<T: Numeric>(
 
 /// Writes `op(a, b)` into `out` (shapes already checked: `out` has the broadcast
 /// shape and `a`, `b` broadcast to it).
-pub(super) fn binary_exec<T: Numeric>(
+pub(crate) fn binary_exec<T: Numeric>(
     op: &BinaryOp<T>,
     a: &Operand<'_, T>,
     b: &Operand<'_, T>,

@@ -13,8 +13,8 @@ use super::split::{pieces, split};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::error::Result;
 use crate::{Element, Numeric};
-use exec::{alloc_contiguous, binary_alloc, binary_assign, binary_exec, fast_binary};
-pub(crate) use exec::{unary_exec, zip_exec};
+use exec::{alloc_contiguous, binary_alloc, binary_assign, fast_binary};
+pub(crate) use exec::{binary_exec, unary_exec, zip_exec};
 use ndsimd_kernels::{par, KernelElement, Table};
 
 fn table<T: Element>() -> &'static Table<T> {
@@ -190,4 +190,9 @@ unary_methods! {
     neg, neg_into, neg_assign, "Negation (flips the sign bit, so `-0.0` and NaN too)";
     abs, abs_into, abs_assign, "Absolute value (clears the sign bit, so `abs(-NaN)` is `NaN`)";
     sqrt, sqrt_into, sqrt_assign, "Square root (correctly rounded; NaN for negative inputs)";
+}
+
+binary_methods! { float Element;
+    pow, pow_into, try_pow_assign, pow,
+        "`self` raised to the power `rhs` (within 1 ULP; C99's and NumPy's edges: `pow(x, ±0) = 1` and `pow(1, y) = 1` even for NaN, a negative base with a non-integer exponent gives NaN, with an odd integer one keeps its sign; `powf` takes a scalar exponent)", "power";
 }

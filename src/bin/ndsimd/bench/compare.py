@@ -50,9 +50,15 @@ def case(op, n):
     if op in ("ws chain", "blocked chain"):
         return lambda: np.sqrt(x * y + x), lambda: np.sqrt(x * y + x)
     binary = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
-              "maximum": np.maximum}
+              "maximum": np.maximum, "pow": np.power}
+    if op in ("powf", "powf_into"):
+        # A scalar exponent, as `a ** 2.5` (np.power with a Python float).
+        if op == "powf":
+            return lambda: np.power(x, 2.5), lambda: np.power(x, 2.5)
+        return lambda: np.power(x, 2.5, out=o), lambda: o
     unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "exp": np.exp, "log": np.log,
-             "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh}
+             "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh,
+             "sin": np.sin, "cos": np.cos}
     name = op.removesuffix("_into")
     if op.endswith("_into") and name in binary:
         f = binary[name]; return lambda: f(x, y, out=o), lambda: o

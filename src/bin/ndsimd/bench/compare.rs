@@ -102,16 +102,23 @@ impl NumPy {
         let want = answer();
         // Sums are rounded in another order; exp and log are within 1 ULP on each
         // side, not correctly rounded, so they may differ in the last bits.
-        let transcendental = ["exp", "log", "softmax", "tanh"]
+        let transcendental = ["exp", "log", "softmax", "tanh", "sin", "cos", "pow"]
             .iter()
             .any(|w| row.op.contains(w));
         let inexact = transcendental || ["sum", "dot"].iter().any(|w| row.op.ends_with(w));
         // Sums are rounded in a different order on each side: a relative bound well
         // above that rounding (f32: about 1e-7 per step of a pairwise sum).
         let rel = match (row.op.starts_with("f32 "), transcendental) {
+            // NumPy's sin/cos/pow are within a few ULP, ours within 1.
+            (true, true) if ["sin", "cos", "pow"].iter().any(|w| row.op.contains(w)) => {
+                8.0 * f32::EPSILON as f64
+            }
             (true, true) => 2.0 * f32::EPSILON as f64,
             // softmax: exp's ULP, the sums' order and the division's rounding.
             (false, true) if row.op.starts_with("softmax") => 8.0 * f64::EPSILON,
+            (false, true) if ["sin", "cos", "pow"].iter().any(|w| row.op.contains(w)) => {
+                8.0 * f64::EPSILON
+            }
             (false, true) => 2.0 * f64::EPSILON,
             (true, false) => 1e-5,
             (false, false) => 1e-9,
@@ -280,6 +287,8 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
         "mul" => |x, y| x.mul(y).unwrap(),
         "div" => |x, y| x.div(y).unwrap(),
         "maximum" => |x, y| x.maximum(y).unwrap(),
+        "pow" => |x, y| x.pow(y).unwrap(),
+        "powf" => |x, _| x.powf(T::from_f64(2.5).unwrap()),
         "neg" => |x, _| x.neg(),
         "abs" => |x, _| x.abs(),
         "sqrt" => |x, _| x.sqrt(),
@@ -288,6 +297,8 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
         "expm1" => |x, _| x.expm1(),
         "log1p" => |x, _| x.log1p(),
         "tanh" => |x, _| x.tanh(),
+        "sin" => |x, _| x.sin(),
+        "cos" => |x, _| x.cos(),
         "sum" => |x, _| Array::from_vec(vec![x.sum()]),
         "max" => |x, _| Array::from_vec(vec![x.max().unwrap()]),
         "min" => |x, _| Array::from_vec(vec![x.min().unwrap()]),
@@ -305,6 +316,8 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
             "mul" => |x, y, o| x.mul_into(y, o).unwrap(),
             "div" => |x, y, o| x.div_into(y, o).unwrap(),
             "maximum" => |x, y, o| x.maximum_into(y, o).unwrap(),
+            "pow" => |x, y, o| x.pow_into(y, o).unwrap(),
+            "powf" => |x, _, o| x.powf_into(T::from_f64(2.5).unwrap(), o).unwrap(),
             "neg" => |x, _, o| x.neg_into(o).unwrap(),
             "abs" => |x, _, o| x.abs_into(o).unwrap(),
             "sqrt" => |x, _, o| x.sqrt_into(o).unwrap(),
@@ -313,6 +326,8 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
             "expm1" => |x, _, o| x.expm1_into(o).unwrap(),
             "log1p" => |x, _, o| x.log1p_into(o).unwrap(),
             "tanh" => |x, _, o| x.tanh_into(o).unwrap(),
+            "sin" => |x, _, o| x.sin_into(o).unwrap(),
+            "cos" => |x, _, o| x.cos_into(o).unwrap(),
             _ => return None,
         };
         let mut out = Array::<T>::zeros(&[n]);

@@ -1,4 +1,4 @@
-//! The transcendental rows: `exp` and `log` into a preallocated output, one
+//! The transcendental rows: `exp`, `log`, `sin` and `cos` into a preallocated output, one
 //! thread, against the same values by a plain loop of Rust's `f64::exp` (the C
 //! library's scalar routine), in the same run. `--compare` sets them against
 //! NumPy's (SVML's AVX-512 routines where NumPy has them). `softmax 1024x1024`
@@ -29,7 +29,12 @@ fn close(got: &[f64], want: &[f64], eps: f64, what: &str) {
 
 pub fn math(r: &mut Runner) {
     type Un = (&'static str, fn(f64) -> f64);
-    let uns: [Un; 2] = [("exp", f64::exp), ("log", f64::ln)];
+    let uns: [Un; 4] = [
+        ("exp", f64::exp),
+        ("log", f64::ln),
+        ("sin", f64::sin),
+        ("cos", f64::cos),
+    ];
     for &n in &F64_SIZES {
         let a = fresh(data(n, 1));
         let sa = a.as_slice().unwrap();
@@ -42,6 +47,8 @@ pub fn math(r: &mut Runner) {
             }
             let run = |out: &mut Array<f64>| match name {
                 "exp" => a.exp_into(out),
+                "sin" => a.sin_into(out),
+                "cos" => a.cos_into(out),
                 _ => a.log_into(out),
             };
             run(&mut out).unwrap();
@@ -63,7 +70,12 @@ pub fn math(r: &mut Runner) {
         }
     }
     type Un32 = (&'static str, fn(f32) -> f32);
-    let uns32: [Un32; 2] = [("f32 exp_into", f32::exp), ("f32 log_into", f32::ln)];
+    let uns32: [Un32; 4] = [
+        ("f32 exp_into", f32::exp),
+        ("f32 log_into", f32::ln),
+        ("f32 sin_into", f32::sin),
+        ("f32 cos_into", f32::cos),
+    ];
     let n = F32_SIZE;
     let a: Array<f32> = fresh(data(n, 1).iter().map(|&x| x as f32).collect());
     let sa = a.as_slice().unwrap();
@@ -75,6 +87,8 @@ pub fn math(r: &mut Runner) {
         }
         let run = |out: &mut Array<f32>| match name {
             "f32 exp_into" => a.exp_into(out),
+            "f32 sin_into" => a.sin_into(out),
+            "f32 cos_into" => a.cos_into(out),
             _ => a.log_into(out),
         };
         run(&mut out).unwrap();
@@ -95,8 +109,54 @@ pub fn math(r: &mut Runner) {
             },
         );
     }
+    pow(r);
     softmax(r);
     near_zero_family(r);
+}
+
+/// `pow_into` (array to array) and `powf_into` (scalar exponent 2.5) of `f64` at
+/// the f64 sizes, against a loop of `f64::powf`.
+fn pow(r: &mut Runner) {
+    for &n in &F64_SIZES {
+        let a = fresh(data(n, 1));
+        let b = fresh(data(n, 2));
+        let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
+        for name in ["pow_into", "powf_into"] {
+            if !r.wants(name) {
+                continue;
+            }
+            let scalar = name == "powf_into";
+            let run = |out: &mut Array<f64>| {
+                if scalar {
+                    a.powf_into(2.5, out)
+                } else {
+                    a.pow_into(&b, out)
+                }
+            };
+            run(&mut out).unwrap();
+            let want: Vec<f64> = sa
+                .iter()
+                .zip(sb)
+                .map(|(&x, &y)| x.powf(if scalar { 2.5 } else { y }))
+                .collect();
+            close(out.as_slice().unwrap(), &want, f64::EPSILON, name);
+            r.row(
+                name,
+                n,
+                if scalar { 16 * n } else { 24 * n },
+                "std loop",
+                &mut || run(black_box(&mut out)).unwrap(),
+                &mut || {
+                    for ((o, &x), &y) in scratch.iter_mut().zip(sa).zip(sb) {
+                        *o = x.powf(if scalar { 2.5 } else { y });
+                    }
+                    black_box(&mut *scratch);
+                },
+            );
+        }
+    }
 }
 
 /// The side of the `softmax` row's square matrix.
