@@ -3,7 +3,10 @@
 //! values whose sum is exact) for `f32` and `f64` up to 10^7 elements, at 1 and 2
 //! threads and on every tier this host has (the kernels' tables; the array API runs
 //! the `NDSIMD_TIER` one), the error is at most NumPy's pairwise-summation bound;
-//! and the bits are the same on every tier and for every thread count.
+//! and the bits are the same on every tier and for every thread count. A matrix
+//! times a vector sums each row in the same blocks added pairwise: every tier within
+//! its documented bound and in exactly its documented order, the same bits for every
+//! thread count (not across tiers: the tier's lanes and FMA, `gemv.rs`).
 
 mod common;
 
@@ -314,4 +317,238 @@ fn numpy_depth_matches_its_recursion() {
     // 135 splits at 64 (half of it, down to a multiple of 8): 71 is 8 / accumulator
     // plus 7 one by one, 17.
     assert_eq!(numpy_depth(135), 18);
+}
+
+// ---- Matrix times vector: each row's dot product in blocks added pairwise ----
+
+/// Lanes `N` of `tier`'s matrix-vector kernel for `T` (its vector width; one on the
+/// portable tier), and whether its multiply-adds are fused.
+fn gemv_lanes<T>(tier: Tier) -> (usize, bool) {
+    let size = std::mem::size_of::<T>();
+    match tier {
+        Tier::Scalar => (1, false),
+        Tier::Sse2 => (16 / size, false),
+        Tier::Neon => (16 / size, true),
+        Tier::Avx2 => (32 / size, true),
+        Tier::Avx512 => (64 / size, true),
+    }
+}
+
+/// The documented depth of one row of `k` (the `matmul` docs): `⌈min(k, B)/2N⌉ + 2N
+/// + ⌈log2⌈k/B⌉⌉`, `B` the 2 KiB block.
+fn matvec_depth<T>(k: usize, lanes: usize) -> usize {
+    let b = ndsimd_kernels::scalar::block_len::<T>();
+    let blocks = k.div_ceil(b);
+    k.min(b).div_ceil(2 * lanes) + 2 * lanes + blocks.next_power_of_two().trailing_zeros() as usize
+}
+
+/// The documented order of one row on a tier with `lanes` lanes (`gemv.rs`): blocks
+/// of `B`, each in two vector accumulators (fused or not) then added; the blocks'
+/// vectors added pairwise lane by lane, their lanes left to right, the last `k mod N`
+/// products one by one.
+fn model_row<T: Element>(a: &[T], x: &[T], lanes: usize, fused: bool) -> T {
+    let n = lanes;
+    let madd = |p: T, q: T, c: T| if fused { p.mul_add(q, c) } else { p * q + c };
+    let block = |a: &[T], x: &[T]| {
+        let len = a.len();
+        let (mut acc0, mut acc1) = (vec![T::zero(); n], vec![T::zero(); n]);
+        let mut p = 0;
+        while p + 2 * n <= len {
+            for j in 0..n {
+                acc0[j] = madd(a[p + j], x[p + j], acc0[j]);
+                acc1[j] = madd(a[p + n + j], x[p + n + j], acc1[j]);
+            }
+            p += 2 * n;
+        }
+        if p + n <= len {
+            for j in 0..n {
+                acc0[j] = madd(a[p + j], x[p + j], acc0[j]);
+            }
+        }
+        (0..n).map(|j| acc0[j] + acc1[j]).collect::<Vec<T>>()
+    };
+    let b = ndsimd_kernels::scalar::block_len::<T>();
+    let leaves: Vec<Vec<T>> = a
+        .chunks(b)
+        .zip(x.chunks(b))
+        .map(|(a, x)| block(a, x))
+        .collect();
+    let lane = |j: usize| {
+        let l: Vec<T> = leaves.iter().map(|v| v[j]).collect();
+        ndsimd_kernels::scalar::pairwise(&l, T::zero())
+    };
+    let mut s = lane(0);
+    for j in 1..n {
+        s = s + lane(j);
+    }
+    for q in a.len() - a.len() % n..a.len() {
+        s = s + a[q] * x[q];
+    }
+    s
+}
+
+/// `y = A x` (`m x k`, row-major) by `tier`'s kernel on `threads` threads.
+fn gemv_on<T: Element + ndsimd_kernels::gemm::GemmElement>(
+    tier: Tier,
+    a: &[T],
+    x: &[T],
+    m: usize,
+    threads: usize,
+) -> Vec<T> {
+    use ndsimd_kernels::gemm::{gemv_with_tier, MatMut, MatRef};
+    let k = x.len();
+    let mut y = vec![T::nan(); m];
+    let am = MatRef::new(a, 0, m, k, k as isize, 1).unwrap();
+    let xm = MatRef::new(x, 0, k, 1, 1, 1).unwrap();
+    let ym = MatMut::new(&mut y, 0, m, 1, 1, 1).unwrap();
+    with_threads(threads, || {
+        gemv_with_tier(tier, T::one(), am, xm, T::zero(), ym, threads).expect("available tier")
+    });
+    y
+}
+
+/// The exact `Σ_p a_p·x_p` and `Σ_p |a_p·x_p|` (each product split without error
+/// into two doubles: `p + e` with `e = fma(a, x, -p)`).
+fn exact_dot<T: Element>(a: &[T], x: &[T]) -> (f64, f64) {
+    let prods = a.iter().zip(x).flat_map(|(&a, &x)| {
+        let (a, x) = (a.to_f64().unwrap(), x.to_f64().unwrap());
+        let p = a * x;
+        [p, a.mul_add(x, -p)]
+    });
+    let exact = fsum(prods.clone());
+    let abs = fsum(
+        a.iter()
+            .zip(x)
+            .map(|(&a, &x)| (a.to_f64().unwrap() * x.to_f64().unwrap()).abs()),
+    );
+    (exact, abs * (1.0 + 1e-15))
+}
+
+/// `m x k` matrices times vectors on every tier at 1 and 2 threads and through
+/// `dot`/`matmul` at 1 and 2 threads: each row within the documented bound of its
+/// exact value, in exactly the documented order, the same bits for every thread
+/// count and whichever rows it is grouped with (row 4 repeats row 0: it runs alone,
+/// row 0 in a group of four).
+fn check_matvec<T: Element + ndsimd_kernels::gemm::GemmElement>(a: &[T], x: &[T], what: &str) {
+    let k = x.len();
+    let m = a.len() / k;
+    assert!(m >= 5 && a[..k] == a[4 * k..5 * k], "row 4 repeats row 0");
+    let rows: Vec<(f64, f64)> = a.chunks(k).map(|r| exact_dot(r, x)).collect();
+    let u = unit::<T>();
+    for t in tiers() {
+        let (lanes, fused) = gemv_lanes::<T>(t);
+        let d = matvec_depth::<T>(k, lanes) as f64 * u;
+        let one = gemv_on(t, a, x, m, 1);
+        let one_bits = bits(&one);
+        assert_eq!(
+            one_bits,
+            bits(&gemv_on(t, a, x, m, 2)),
+            "{what}: tier {t}, 1 and 2 threads"
+        );
+        assert_eq!(
+            one_bits[0], one_bits[4],
+            "{what}: tier {t}, row 0 grouped and alone"
+        );
+        for (i, (&y, &(exact, abs))) in one.iter().zip(&rows).enumerate() {
+            let err = fsum([y.to_f64().unwrap(), -exact]).abs();
+            let bound = d / (1.0 - d) * abs;
+            assert!(
+                err <= bound,
+                "{what}: tier {t} row {i} (k {k}): {y:?}, exact {exact}: error {err:e} over the bound {bound:e}"
+            );
+            let want = model_row(&a[i * k..(i + 1) * k], x, lanes, fused);
+            assert_eq!(
+                bits(&[y]),
+                bits(&[want]),
+                "{what}: tier {t} row {i}: the documented order"
+            );
+        }
+    }
+    // The array API on the active tier: `dot` and `matmul` of a 2-D by a 1-D array.
+    let active = bits(&gemv_on(ndsimd_kernels::active_tier(), a, x, m, 1));
+    let (am, xv) = (
+        Array::from_shape_vec(&[m, k], a.to_vec()).unwrap(),
+        Array::from_vec(x.to_vec()),
+    );
+    for threads in [1, 2] {
+        let (d, p) = with_threads(threads, || (am.dot(&xv).unwrap(), am.matmul(&xv).unwrap()));
+        assert_eq!(
+            bits(&d.to_vec()),
+            active,
+            "{what}: dot at {threads} threads"
+        );
+        assert_eq!(
+            bits(&p.to_vec()),
+            active,
+            "{what}: matmul at {threads} threads"
+        );
+    }
+}
+
+/// The bits of `v` (widened to `f64`: exact for `f32`).
+fn bits<T: Element>(v: &[T]) -> Vec<u64> {
+    v.iter().map(|x| x.to_f64().unwrap().to_bits()).collect()
+}
+
+/// Five rows (four in a group, then row 4 = row 0 alone) of `k` from `f`.
+fn matrix<T: Copy>(k: usize, mut f: impl FnMut(usize, usize) -> T) -> Vec<T> {
+    let mut a: Vec<T> = (0..4 * k).map(|i| f(i / k, i % k)).collect();
+    a.extend_from_within(..k);
+    a
+}
+
+#[test]
+fn matvec_tenths_in_f32_within_the_bound() {
+    // Lane-sequential, each of the 32 AVX-512 lanes adds 31 250 tenths: relative
+    // error about 1e-4 where the bound is 3.5e-6.
+    ndsimd::set_num_threads(2);
+    for k in [1_000_000, 10_000_000] {
+        let x = vec![1.0f32; k];
+        let a = matrix(k, |i, _| 0.1f32 * (i + 1) as f32);
+        check_matvec(&a, &x, &format!("tenths f32 k {k}"));
+    }
+}
+
+#[test]
+fn matvec_one_then_tiny_f64_within_the_bound() {
+    // Each 1e-16 is lost against the 1.0 in its lane when added in sequence.
+    ndsimd::set_num_threads(2);
+    let k = 1_000_000;
+    let x = vec![1.0f64; k];
+    let a = matrix(k, |i, p| if p == i { 1.0 } else { 1e-16 });
+    check_matvec(&a, &x, "1 then tiny f64");
+}
+
+#[test]
+fn matvec_normals_within_the_bound_and_in_the_documented_order() {
+    ndsimd::set_num_threads(2);
+    let mut rng = Rng(0x51ed_2701);
+    // One block or less (the fast path), the block edges (256 f64, 512 f32), the
+    // written-out tree (up to four blocks) and the pairwise stack beyond it.
+    for k in [
+        1, 7, 255, 256, 257, 511, 512, 513, 1024, 1025, 2048, 2049, 5000, 1_000_003,
+    ] {
+        let x: Vec<f64> = (0..k).map(|_| normal(&mut rng)).collect();
+        let a = matrix(k, |_, _| normal(&mut rng).abs() + 1.0);
+        check_matvec(
+            &a,
+            &x.iter().map(|x| x.abs()).collect::<Vec<_>>(),
+            &format!("positive f64 k {k}"),
+        );
+        check_matvec(&a, &x, &format!("normals f64 k {k}"));
+        let (af, xf): (Vec<f32>, Vec<f32>) = (
+            a.iter().map(|&v| v as f32).collect(),
+            x.iter().map(|&v| v as f32).collect(),
+        );
+        check_matvec(&af, &xf, &format!("normals f32 k {k}"));
+    }
+}
+
+#[test]
+fn matvec_depth_counts_the_documented_terms() {
+    // AVX-512 f64 (8 lanes), one block of 256: 16 per lane + 16; 10^6 columns: 3907
+    // blocks, 12 levels.
+    assert_eq!(matvec_depth::<f64>(256, 8), 32);
+    assert_eq!(matvec_depth::<f64>(1_000_000, 8), 44);
+    assert_eq!(matvec_depth::<f32>(1000, 1), 256 + 2 + 1);
 }

@@ -185,7 +185,11 @@ unsafe fn direct<T: GemmElement>(
             ptr: to.cast_const(),
             rs: ld as isize,
             cs: 1,
-        })
+        });
+        // The copy is as big as B: past the blocked form's B block (what any other
+        // product keeps here) it is freed, so a thread does not hold it for good.
+        let blk = super::block::Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
+        buf.trim(blk.kc * blk.nc * size_of::<T>());
     })
 }
 

@@ -218,9 +218,11 @@ pub fn direct_tile<T: GemmElement>(tier: Tier) -> Option<[usize; 2]> {
 /// and an `m x 1` y, on up to `threads` participants of the [`crate::pool`].
 ///
 /// When A's rows are contiguous (unit column stride) and x is contiguous, this is one
-/// pass over A, a few rows at a time, each row summed in a fixed order whatever the
-/// thread split (see `gemv.rs`); any other layout, and `alpha == 0` or `k == 0`,
-/// goes through [`gemm`] (same contract: `beta == 0` never reads y).
+/// pass over A, a few rows at a time, each row summed in blocks of 2 KiB added
+/// pairwise, in a fixed order whatever the thread split (the same bits for every
+/// thread count; the tier's vector width and FMA show in the last bits; see
+/// `gemv.rs`); any other layout, and `alpha == 0` or `k == 0`, goes through [`gemm`]
+/// (same contract: `beta == 0` never reads y).
 ///
 /// # Panics
 /// If `a.cols() != x.rows()`, `x.cols() != 1`, or y is not `a.rows() x 1`.

@@ -8,6 +8,14 @@
 //! before it. Were each worker to grow its own buffer, it would do so the first time
 //! the pool's dynamic schedule gave it a chunk of such a product, which can be any
 //! later call (a helper that wakes late finds its chunks taken).
+//!
+//! What a thread keeps between products is bounded by the blocking of its tier, not
+//! by the products: [`PACK_B`] at most `KC·NC` elements (the blocked form's B block;
+//! the direct path's aligned copy of B, as big as B, is freed after its product when
+//! it is larger), [`PACK_A`] `MC·KC` plus an edge tile, [`PARTS`] that per
+//! participant (or the narrow form's `m x KC` block of A, which that form takes only
+//! while it fits half of L2 or its part of L3), [`PACK_NARROW`] the same narrow
+//! block. Only [`Tuning`](super::Tuning) overrides of the blocking go beyond.
 
 use std::alloc::{self, Layout};
 use std::cell::RefCell;
@@ -74,6 +82,15 @@ impl AlignedBuf {
             base: self.elements::<T>(total),
             stride,
             parts,
+        }
+    }
+
+    /// Frees the buffer when it holds more than `bytes`, so what a thread keeps from
+    /// one product to the next stays bounded (the module docs).
+    pub(crate) fn trim(&mut self, bytes: usize) {
+        if self.bytes > bytes {
+            self.release();
+            self.holds = None;
         }
     }
 
@@ -227,6 +244,44 @@ mod tests {
             grown.into_inner(),
             0,
             "a thread grew its own packing buffer"
+        );
+    }
+
+    /// The direct path's line-aligned copy of B is as big as B: one product with a
+    /// long k must not leave it allocated on the thread for good.
+    #[test]
+    fn a_large_copy_of_b_is_not_kept() {
+        let tier = crate::active_tier();
+        let [_, _, kc, _, nc] = crate::gemm::blocking::<f64>(tier).unwrap();
+        let keep = kc * nc * 8;
+        let (m, n) = (8, 8);
+        let k = keep / (n * 8) + 1000;
+        let a: Vec<f64> = (0..m * k).map(|i| (i % 7) as f64).collect();
+        // One element in, so B's rows are not line-aligned.
+        let b: Vec<f64> = (0..k * n + 1).map(|i| (i % 5) as f64).collect();
+        let mut c = vec![0.0; m * n];
+        let tuning = Tuning {
+            direct_path: Some(true),
+            direct_align_b: Some(true),
+            ..Tuning::default()
+        };
+        gemm_tuned(
+            tier,
+            &tuning,
+            1.0,
+            MatRef::new(&a, 0, m, k, k as isize, 1).unwrap(),
+            MatRef::new(&b, 1, k, n, n as isize, 1).unwrap(),
+            0.0,
+            MatMut::new(&mut c, 0, m, n, n as isize, 1).unwrap(),
+            1,
+        )
+        .unwrap();
+        let want: f64 = (0..k).map(|p| a[p] * b[1 + p * n]).sum();
+        assert!((c[0] - want).abs() <= 1e-9 * want.abs(), "{} {want}", c[0]);
+        let kept = PACK_B.with(|b| b.borrow().bytes);
+        assert!(
+            kept <= keep,
+            "PACK_B keeps {kept} bytes, over the bound {keep}"
         );
     }
 }
