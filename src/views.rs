@@ -3,8 +3,8 @@
 //! of [`Dim`], so they can run in a hot loop.
 
 use crate::array::{normalize_axis, ArrayBase, ArrayView, Data};
-use crate::dim::{broadcast_strides, Dim, Strides};
-use crate::error::{Error, Result};
+use crate::dim::{broadcast_strides, size_of_shape, Dim, Strides};
+use crate::error::{Error, Result, ShapeFmt};
 
 impl<S: Data> ArrayBase<S> {
     /// A read-only view of this array broadcast to `shape` (NumPy's
@@ -12,7 +12,9 @@ impl<S: Data> ArrayBase<S> {
     /// so every copy of an element is the same memory.
     ///
     /// Errors with [`Error::ShapeMismatch`] (naming both shapes) when this array's
-    /// shape does not broadcast to `shape`.
+    /// shape does not broadcast to `shape`, and with [`Error::InvalidArgument`] when
+    /// `shape` has more than `usize::MAX` elements (the view's `len` could not count
+    /// them).
     ///
     /// ```
     /// use ndsimd::Array;
@@ -22,9 +24,16 @@ impl<S: Data> ArrayBase<S> {
     /// assert_eq!(b.strides(), &[0, 1]);
     /// let err = row.broadcast_to(&[2, 4]).unwrap_err();
     /// assert!(err.to_string().contains("shapes [3] and [2, 4]"));
+    /// assert!(row.broadcast_to(&[1 << 40, 1 << 40, 3]).is_err());
     /// ```
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<ArrayView<'_, S::Elem>> {
         crate::array::check_ndim(shape.len())?;
+        if size_of_shape(shape).is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "broadcast_to: shape {} has more than usize::MAX elements",
+                ShapeFmt(shape)
+            )));
+        }
         let from = self.shape();
         let fits = from.len() <= shape.len()
             && from

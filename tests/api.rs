@@ -156,6 +156,33 @@ fn each_error_kind_names_what_went_wrong() {
     assert_eq!(b1.add(&b1).unwrap().shape(), &[0, 1]);
 }
 
+/// A broadcast view of more than `usize::MAX` elements is refused: it made a view
+/// whose `len()` wrapped (2^80 elements counted as 0), so `sum` gave 0, `to_owned`
+/// an empty array and `iter` nothing, silently.
+#[test]
+fn broadcast_to_a_shape_past_usize_is_an_error() {
+    let one = Array::<f64>::from_vec(vec![2.0]);
+    for shape in [
+        vec![1usize << 40, 1 << 40],
+        vec![usize::MAX, 2],
+        vec![usize::MAX, usize::MAX, 0],
+    ] {
+        let e = one.broadcast_to(&shape).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!("broadcast_to: shape {shape:?} has more than usize::MAX elements")
+        );
+    }
+    // Up to usize::MAX elements a broadcast is a view like any other.
+    let v = one.broadcast_to(&[usize::MAX, 1]).unwrap();
+    assert_eq!(v.len(), usize::MAX);
+    assert_eq!(v.slice(s![..3, ..]).unwrap().sum(), 6.0);
+    let v = one.broadcast_to(&[1 << 31, 1 << 31]).unwrap();
+    assert_eq!(v.len(), 1 << 62);
+    assert_eq!(one.broadcast_to(&[1 << 40, 0]).unwrap().len(), 0);
+}
+
 /// Random slicing, reshaping and arithmetic through the `Result` API: every call
 /// returns, never panics, and every `Ok` has a shape consistent with its data.
 #[test]

@@ -555,6 +555,50 @@ fn a_file_that_shrinks_while_read_is_an_error() {
     }
 }
 
+/// `LineIndex::build` reading (`pread`) a file that another thread shrinks: an
+/// error that says the size changed, or (when the shrink lands after it) the index
+/// of the unchanged file; never a partial index returned as whole, nor a signal.
+#[test]
+fn a_line_index_of_a_file_that_shrinks_while_read_is_an_error() {
+    let dir = TempDir::new("scan", "index-shrink");
+    let p = dir.0.join("shrinks");
+    let len = 64u64 << 20;
+    for attempt in 0..30 {
+        let f = fs::File::create(&p).unwrap();
+        f.set_len(len).unwrap();
+        drop(f);
+        let start = Barrier::new(2);
+        let built = std::thread::scope(|s| {
+            let indexer = s.spawn(|| {
+                start.wait();
+                LineIndex::build(&p, 4096, &opts(Strategy::Pread, 1, 4096))
+            });
+            start.wait();
+            std::thread::sleep(Duration::from_micros(300 + 100 * attempt));
+            fs::OpenOptions::new()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_len(1 << 20)
+                .unwrap();
+            indexer.join().unwrap()
+        });
+        match built {
+            // Zeros hold no newline, before the shrink and after it.
+            Ok(index) => assert_eq!(index.line_count(), 0),
+            Err(e) => {
+                assert!(
+                    e.to_string().contains("changed size while being read"),
+                    "{e}"
+                );
+                assert_error_names(&e, &p, "changed");
+                return;
+            }
+        }
+    }
+    panic!("the shrink never landed during a build");
+}
+
 #[test]
 fn a_file_that_grows_while_read_is_an_error() {
     let dir = TempDir::new("scan", "grow");

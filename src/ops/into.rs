@@ -4,12 +4,37 @@
 //! given a contiguous `out`, allocates nothing.
 //!
 //! `out` is borrowed mutably while the inputs are borrowed shared, so the borrow
-//! checker already refuses an `out` that overlaps an input:
+//! checker already refuses an `out` that overlaps an input (E0502: borrowed as
+//! immutable and as mutable at once), the array itself or a view of its data:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0502
 //! use ndsimd::Array;
 //! let mut a = Array::<f64>::zeros(&[3]);
 //! a.copy_into(&mut a).unwrap(); // `a` borrowed both ways: rejected
+//! ```
+//!
+//! ```compile_fail,E0502
+//! use ndsimd::{s, Array};
+//! let mut a = Array::<f64>::zeros(&[2, 3]);
+//! let row = a.slice(s![0, ..]).unwrap();
+//! let mut out = a.slice_mut(s![1, ..]).unwrap(); // `a` already lent to `row`: rejected
+//! row.copy_into(&mut out).unwrap();
+//! ```
+//!
+//! The same calls with an `out` of its own compile, so the two above fail for the
+//! overlap alone (stable rustdoc does not check the error code; nightly does):
+//!
+//! ```
+//! use ndsimd::{s, Array};
+//! let a = Array::<f64>::from_vec(vec![1.0, 2.0, 3.0]);
+//! let mut b = Array::<f64>::zeros(&[3]);
+//! a.copy_into(&mut b).unwrap();
+//! assert_eq!(b.to_vec(), vec![1.0, 2.0, 3.0]);
+//! let mut c = Array::<f64>::zeros(&[2, 3]);
+//! let row = a.slice(s![..]).unwrap();
+//! let mut out = c.slice_mut(s![1, ..]).unwrap();
+//! row.copy_into(&mut out).unwrap();
+//! assert_eq!(c.to_vec(), vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0]);
 //! ```
 
 use super::axis::{arg_axis_into, fold_axis_into, Fold};
