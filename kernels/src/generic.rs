@@ -24,9 +24,9 @@ const MAX_ACC: usize = 16;
 
 /// The canonical lane order of [`crate::scalar`] with vectors: lane `j` of the
 /// canonical order is lane `j % N` of accumulator `j / N`, so each chunk of
-/// `CANONICAL_LANES` elements is `K = CANONICAL_LANES / N` whole-vector updates, the
-/// fold's halving is whole-vector while the width is at least `N`, and lane-wise (on a
-/// stored copy) below. `step(acc, at, r)` updates an accumulator from the `r` (at most
+/// `CANONICAL_LANES` elements is `K = CANONICAL_LANES / N` whole-vector updates, and
+/// the fold's halving is whole-vector while the width is at least `N`: this returns
+/// that last vector, whose lanes [`canonical`] (or [`fold8`]) folds below. `step(acc, at, r)` updates an accumulator from the `r` (at most
 /// `N`) elements at offset `at` of the operands, the lanes past `r` taken as the
 /// identity; `r < N` happens once, for the last partial vector.
 ///
@@ -40,15 +40,13 @@ const MAX_ACC: usize = 16;
 /// function of `V`'s tier), and `step(acc, at, r)` is sound to call for every
 /// `at + r <= n` with `r <= V::N`: it is where the reads happen.
 #[inline(always)]
-unsafe fn canonical<V: FloatVector>(
+unsafe fn canonical_vector<V: FloatVector>(
     n: usize,
     identity: V::T,
     step: impl Fn(V, usize, usize) -> V,
     op: impl Fn(V, V) -> V,
-    op1: impl Fn(V::T, V::T) -> V::T,
-) -> V::T {
-    // SAFETY: `V`'s features are present (the module's contract), and `lanes`
-    // holds `MAX_LANES >= N` elements for the store.
+) -> V {
+    // SAFETY: `V`'s features are present (the module's contract).
     unsafe {
         let l = V::T::CANONICAL_LANES;
         let k_n = l / V::N;
@@ -78,9 +76,28 @@ unsafe fn canonical<V: FloatVector>(
                 acc[k] = op(acc[k], acc[k + width]);
             }
         }
+        acc[0]
+    }
+}
+
+/// [`canonical_vector`] with its last vector's lanes folded by halving: the
+/// canonical reduction of `n` elements.
+///
+/// # Safety
+/// As [`canonical_vector`].
+#[inline(always)]
+unsafe fn canonical<V: FloatVector>(
+    n: usize,
+    identity: V::T,
+    step: impl Fn(V, usize, usize) -> V,
+    op: impl Fn(V, V) -> V,
+    op1: impl Fn(V::T, V::T) -> V::T,
+) -> V::T {
+    // SAFETY: as `canonical_vector`'s; `lanes` holds `MAX_LANES >= N` elements.
+    unsafe {
         let mut lanes = [identity; MAX_LANES];
         debug_assert!(V::N <= lanes.len());
-        acc[0].store(lanes.as_mut_ptr());
+        canonical_vector::<V>(n, identity, step, op).store(lanes.as_mut_ptr());
         let mut width = V::N;
         while width > 1 {
             width /= 2;
@@ -89,6 +106,81 @@ unsafe fn canonical<V: FloatVector>(
             }
         }
         lanes[0]
+    }
+}
+
+/// The lane folds of [`canonical`] for 8 vectors at once, on vectors: lane `k` of
+/// the result is `v[k]`'s lanes folded by halving (`lanes[j] op lanes[j + w]`,
+/// `w = N/2 .. 1`), the same operations on the same operands, so the same bits.
+/// Each stage takes the low and the high half of every segment of two vectors
+/// (`lookup2` with the indices of [`fold8_indices`]) and adds them: the segments
+/// halve and the vectors pair up, until one vector holds one lane per block.
+/// Needs `N >= 8`.
+///
+/// # Safety
+/// `V`'s features are present.
+#[inline(always)]
+unsafe fn fold8<V: FloatVector>(
+    mut v: [V; 8],
+    ix: &[(V::Int, V::Int); FOLD8_STAGES],
+    op: impl Fn(V, V) -> V,
+) -> V {
+    // SAFETY: `V`'s features are present (the caller's contract).
+    unsafe {
+        debug_assert!(V::N >= 8);
+        let mut m = 8;
+        for &(lo, hi) in ix.iter().take(V::N.ilog2() as usize) {
+            if m > 1 {
+                m /= 2;
+                for p in 0..m {
+                    let (x, y) = (v[2 * p], v[2 * p + 1]);
+                    v[p] = op(V::lookup2(x, y, lo), V::lookup2(x, y, hi));
+                }
+            } else {
+                // One vector left, 8 segments of 2 lanes (`N = 16`): it pairs with itself.
+                v[0] = op(V::lookup2(v[0], v[0], lo), V::lookup2(v[0], v[0], hi));
+            }
+        }
+        v[0]
+    }
+}
+
+/// Stages of [`fold8`]: `log2 N`, at most 4 (`N <= 16`).
+const FOLD8_STAGES: usize = 4;
+
+/// [`fold8`]'s `lookup2` indices, stage by stage: with segments of `s` lanes halved
+/// to `h = s / 2`, output lane `o` is lane `(o / h) * s + o % h` of the pair's `2N`
+/// lanes (the low half of its segment) or that plus `h` (the high half).
+///
+/// # Safety
+/// `V`'s features are present.
+#[inline(always)]
+unsafe fn fold8_indices<V: FloatVector>() -> [(V::Int, V::Int); FOLD8_STAGES] {
+    // SAFETY: `V`'s features are present; the arrays hold `MAX_LANES >= N` lanes.
+    unsafe {
+        let zero = V::round_int(V::zero());
+        let mut out = [(zero, zero); FOLD8_STAGES];
+        let mut seg = V::N;
+        for stage in out.iter_mut().take(V::N.ilog2() as usize) {
+            let h = seg / 2;
+            let (mut lo, mut hi) = ([V::T::ZERO; MAX_LANES], [V::T::ZERO; MAX_LANES]);
+            for o in 0..V::N {
+                // Small integers as floats, counted up exactly.
+                for _ in 0..o / h * seg + o % h {
+                    lo[o] = lo[o] + V::T::ONE;
+                }
+                hi[o] = lo[o];
+                for _ in 0..h {
+                    hi[o] = hi[o] + V::T::ONE;
+                }
+            }
+            *stage = (
+                V::round_int(V::load(lo.as_ptr())),
+                V::round_int(V::load(hi.as_ptr())),
+            );
+            seg = h;
+        }
+        out
     }
 }
 
@@ -139,45 +231,83 @@ unsafe fn blocked<V: FloatVector>(
         if n <= b {
             return canonical::<V>(n, identity, &step, op, op1);
         }
+        // Macros, not closures: see above. `whole!(at)` is the whole block at `at`
+        // (a constant length: its loop is unrolled flat), `leaf!(at)` the block at
+        // `at`, whole or the last short one.
+        macro_rules! whole {
+            ($at:expr) => {{
+                let at = $at;
+                canonical::<V>(b, identity, |acc, j, r| step(acc, at + j, r), op, op1)
+            }};
+        }
+        macro_rules! leaf {
+            ($at:expr) => {{
+                let at = $at;
+                if at + b <= n {
+                    whole!(at)
+                } else {
+                    canonical::<V>(n - at, identity, |acc, j, r| step(acc, at + j, r), op, op1)
+                }
+            }};
+        }
         if n <= 4 * b {
             // Up to four blocks: the tree written out, the leaves in registers (the
             // stack of `Pairwise` costs a 1Ki sum a fifth of its time).
-            // A macro, not a closure: see above.
-            macro_rules! leaf {
-                ($k:expr) => {{
-                    let at = $k * b;
-                    if at + b <= n {
-                        canonical::<V>(b, identity, |acc, j, r| step(acc, at + j, r), op, op1)
-                    } else {
-                        canonical::<V>(n - at, identity, |acc, j, r| step(acc, at + j, r), op, op1)
-                    }
-                }};
-            }
-            let (l0, l1) = (leaf!(0), leaf!(1));
+            let (l0, l1) = (leaf!(0), leaf!(b));
             return match n.div_ceil(b) {
                 2 => l0 + l1,
-                3 => (l0 + l1) + leaf!(2),
-                _ => (l0 + l1) + (leaf!(2) + leaf!(3)),
+                3 => (l0 + l1) + leaf!(2 * b),
+                _ => (l0 + l1) + (leaf!(2 * b) + leaf!(3 * b)),
             };
         }
+        // Aligned groups of 8 whole blocks, each group's perfect tree written out and
+        // its sum pushed as one subtree (`Pairwise`'s docs), then the last fewer than
+        // 8 blocks' own tree added on the right (`finish_with_tail`): the same tree
+        // as pushing every block. Pushing every block mispredicted the push's
+        // data-dependent loop every other block, squashing the next block's loads.
+        let g = 8 * b;
+        let ix = fold8_indices::<V>();
         let mut p = scalar::Pairwise::new(V::T::NEG_ZERO);
         let mut i = 0;
-        while i + b <= n {
-            // A constant length: the block's loop is unrolled flat.
-            p.push(canonical::<V>(
-                b,
-                identity,
-                |acc, j, r| step(acc, i + j, r),
-                op,
-                op1,
-            ));
+        while i + g <= n {
+            let mut l = [identity; MAX_LANES];
+            if V::N >= 8 {
+                // The 8 blocks' lane folds at once, on vectors (`fold8`).
+                // A macro, not a closure: see above.
+                macro_rules! vector {
+                    ($k:expr) => {{
+                        let at = i + $k * b;
+                        canonical_vector::<V>(b, identity, |acc, j, r| step(acc, at + j, r), op)
+                    }};
+                }
+                let v = [
+                    vector!(0),
+                    vector!(1),
+                    vector!(2),
+                    vector!(3),
+                    vector!(4),
+                    vector!(5),
+                    vector!(6),
+                    vector!(7),
+                ];
+                fold8(v, &ix, op).store(l.as_mut_ptr());
+            } else {
+                for (k, l) in l.iter_mut().enumerate().take(8) {
+                    *l = whole!(i + k * b);
+                }
+            }
+            p.push(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])));
+            i += g;
+        }
+        if i == n {
+            return p.finish();
+        }
+        let mut tail = scalar::Pairwise::new(V::T::NEG_ZERO);
+        while i < n {
+            tail.push(leaf!(i));
             i += b;
         }
-        if i < n {
-            let last = canonical::<V>(n - i, identity, |acc, j, r| step(acc, i + j, r), op, op1);
-            p.push(last);
-        }
-        p.finish()
+        p.finish_with_tail(tail.finish())
     }
 }
 

@@ -23,10 +23,15 @@ const OFFSETS: usize = 8;
 const PAD: usize = OFFSETS + 8;
 
 /// `0..=3L+3`, then a few long lengths (one of them odd and prime, one past three of
-/// `argmax`'s chunks of 8192).
+/// `argmax`'s chunks of 8192), and block counts of the pairwise sum around its
+/// straight-line groups of 8 blocks (none, one, several, with 1 to 7 blocks after
+/// them), whole or with a short last block.
 fn lengths<T: TestFloat>() -> Vec<usize> {
+    let b = 2048 / std::mem::size_of::<T>();
+    let blocks = [5, 7, 8, 9, 14, 16, 19, 23, 24, 31, 33];
     (0..=3 * T::LANES + 3)
         .chain([1000, 4099, 3 * 8192 + 77])
+        .chain(blocks.iter().flat_map(|&k| [k * b, k * b - 5]))
         .collect()
 }
 
@@ -660,4 +665,57 @@ fn exact_on_integers_f32() {
 #[test]
 fn exact_on_integers_f64() {
     check_exact_integers::<f64>();
+}
+
+/// The leaves of `Pairwise` in their tree, against the same leaves pushed as the sums
+/// of aligned groups of `2^g` (each group's perfect tree written out, as the kernels
+/// do) and the last fewer than `2^g` leaves' own pairwise sum passed to
+/// `finish_with_tail`; and both against the recursive tree of `blocked`. Leaves of
+/// mixed magnitudes, so that any other grouping changes the bits.
+#[test]
+fn pairwise_groups_match_leaf_by_leaf() {
+    use ndsimd_kernels::scalar::{pairwise, Pairwise};
+    /// The perfect tree over `leaves` (a power of two of them), written recursively.
+    fn perfect(leaves: &[f64]) -> f64 {
+        match leaves.len() {
+            1 => leaves[0],
+            k => perfect(&leaves[..k / 2]) + perfect(&leaves[k / 2..]),
+        }
+    }
+    let mut rng = XorShift(0x5eed_1234_abcd_0042);
+    let mut failures = Vec::new();
+    let counts = (0..300).chain([511, 512, 513, 1000, 4095, 4096, 4097, 12_345]);
+    for m in counts {
+        let leaves: Vec<f64> = (0..m).map(|_| finite(&mut rng, -40, 40)).collect();
+        let want = pairwise(&leaves, -0.0);
+        // The independent statement of the tree: one leaf per "block" of one element.
+        let tree = if m == 0 {
+            -0.0
+        } else {
+            blocked::<f64>(m * 256, &|r| leaves[r.start / 256])
+        };
+        if tree.to_bits() != want.to_bits() {
+            failures.push(format!("{m} leaves: Pairwise {want:e}, tree {tree:e}"));
+        }
+        for g in 1..=4 {
+            let size = 1 << g;
+            let mut p = Pairwise::new(-0.0);
+            let groups = leaves.chunks_exact(size);
+            let tail = groups.remainder();
+            for group in groups {
+                p.push(perfect(group));
+            }
+            let got = if tail.is_empty() {
+                p.finish()
+            } else {
+                p.finish_with_tail(pairwise(tail, -0.0))
+            };
+            if got.to_bits() != want.to_bits() {
+                failures.push(format!(
+                    "{m} leaves in groups of {size}: {got:e}, leaf by leaf {want:e}"
+                ));
+            }
+        }
+    }
+    report(failures);
 }

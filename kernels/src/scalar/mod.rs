@@ -506,7 +506,39 @@ impl<T: Copy + core::ops::Add<Output = T>> Pairwise<T> {
         let Some(top) = self.depth.checked_sub(1) else {
             return self.identity;
         };
-        let mut v = self.stack[top];
+        self.finish_with(self.stack[top], top)
+    }
+
+    /// The sum of the leaves pushed, then `tail` (at least one leaf's worth) on the
+    /// right: `tail` is the [`finish`](Self::finish) of the last `r` leaves pushed on
+    /// their own, when the leaves pushed before them were a multiple of `2^g` (as
+    /// their subtree sums, `2^g` leaves each or more) and `r < 2^g`.
+    ///
+    /// Why the same bits: after `m·2^g` leaves the open subtrees are `2^g` leaves or
+    /// larger. Each of the `r` leaves after them merges once per trailing one bit of
+    /// the count, and the count's low `g` bits never all become ones before `r = 2^g`,
+    /// so those leaves only build subtrees of their own on top of the stack. `finish`
+    /// adds from the top down: those first (giving `tail`), then `s + v` for the
+    /// older subtrees, which is this loop.
+    ///
+    /// ```
+    /// use ndsimd_kernels::scalar::Pairwise;
+    /// let (mut whole, mut groups) = (Pairwise::new(-0.0f64), Pairwise::new(-0.0f64));
+    /// for x in [1.0, 2.0, 3.0, 4.0, 5.0] {
+    ///     whole.push(x);
+    /// }
+    /// groups.push((1.0 + 2.0) + (3.0 + 4.0)); // one subtree of 4 leaves
+    /// assert_eq!(groups.finish_with_tail(5.0), whole.finish());
+    /// ```
+    #[inline(always)]
+    pub fn finish_with_tail(self, tail: T) -> T {
+        self.finish_with(tail, self.depth)
+    }
+
+    /// `tail`, then the stack's first `top` subtrees added on its left, the nearest first.
+    #[inline(always)]
+    fn finish_with(&self, tail: T, top: usize) -> T {
+        let mut v = tail;
         for &s in self.stack[..top].iter().rev() {
             v = s + v;
         }
