@@ -911,3 +911,53 @@ fn pow_edges_are_c99s_at_every_tier() {
     pow_edges::<f64>();
     pow_edges::<f32>();
 }
+
+/// softmax's row pass `exp_shift_sum`: every length and alignment, each output
+/// the bits of this tier's `exp` of `x - s` (no element left unwritten, none past
+/// the end), and the returned sum within `n` ε of the sequential sum of them.
+fn shift_sum<T: MathFloat>() {
+    let mut rng = XorShift(0x5eed_0f5a_f7a1_0001);
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        let k = t.exp_shift_sum.get();
+        for len in 0..=MAX_LEN {
+            for skew in 0..W.min(8) {
+                // Finite rows (softmax shifts by a finite maximum).
+                let buf: Vec<T> = (0..len + skew)
+                    .map(|_| {
+                        T::from_f64((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 200.0 - 100.0)
+                    })
+                    .collect();
+                let xs = &buf[skew..];
+                let s = xs
+                    .iter()
+                    .copied()
+                    .fold(T::ZERO, |m, v| if v > m { v } else { m });
+                let mut out = vec![std::mem::MaybeUninit::new(T::canary()); len + 1];
+                let sum = k(xs, s, &mut out[..len]);
+                // SAFETY: every element was initialised with the canary.
+                let out: Vec<T> = out.iter().map(|v| unsafe { v.assume_init() }).collect();
+                assert_eq!(out[len].bits(), T::canary().bits(), "wrote past");
+                let shifted: Vec<T> = xs.iter().map(|&v| v - s).collect();
+                let mut want = vec![T::ZERO; len];
+                (t.exp.map)(&shifted, &mut want);
+                let mut seq = 0.0f64;
+                for i in 0..len {
+                    assert_eq!(out[i].bits(), want[i].bits(), "{tier:?} len {len} [{i}]");
+                    seq += want[i].to_f64();
+                }
+                let bound = (len as f64 + 1.0) * T::EPS * seq;
+                assert!(
+                    (sum.to_f64() - seq).abs() <= bound,
+                    "{tier:?} len {len}: sum {sum:?}, sequential {seq}"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn exp_shift_sum_is_exp_of_the_shifted_row_and_its_sum_at_every_tier() {
+    shift_sum::<f64>();
+    shift_sum::<f32>();
+}
