@@ -60,6 +60,8 @@ pub mod dispatch;
 pub mod gemm;
 mod generic;
 pub mod io;
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+pub mod libmvec;
 pub mod math;
 pub mod mem;
 pub mod par;

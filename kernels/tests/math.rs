@@ -961,3 +961,61 @@ fn exp_shift_sum_is_exp_of_the_shifted_row_and_its_sum_at_every_tier() {
     shift_sum::<f64>();
     shift_sum::<f32>();
 }
+
+/// glibc's libmvec (the bench's peer) against the same references: its max
+/// error printed for docs/perf.md, bounded by its documented 4 ULP (a wrong
+/// routine or a broken call would be far off).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[test]
+fn libmvec_peer_error_against_the_references() {
+    let Some(m) = ndsimd_kernels::libmvec::get() else {
+        println!("libmvec.so.1 not found: no peer figures");
+        return;
+    };
+    type Peer = Box<dyn Fn(&[f64], &mut [f64])>;
+    let peers: [(&str, &str, Option<Peer>); 3] = [
+        (
+            "exp",
+            "_ZGVeN8v_exp",
+            m.exp8
+                .map(|f| Box::new(move |a: &[f64], o: &mut [f64]| f.map(a, o)) as Peer),
+        ),
+        (
+            "log",
+            "_ZGVeN8v_log",
+            m.log8
+                .map(|f| Box::new(move |a: &[f64], o: &mut [f64]| f.map(a, o)) as Peer),
+        ),
+        (
+            "exp",
+            "_ZGVdN4v_exp",
+            m.exp4
+                .map(|f| Box::new(move |a: &[f64], o: &mut [f64]| f.map(a, o)) as Peer),
+        ),
+    ];
+    for (name, sym, f) in peers {
+        let Some(f) = f else {
+            println!("{sym}: not on this CPU");
+            continue;
+        };
+        let rows = reference::<f64>(name);
+        let xs: Vec<f64> = rows.iter().map(|r| r.0).collect();
+        let mut out = vec![0.0; xs.len()];
+        f(&xs, &mut out);
+        let (mut worst, mut at) = (0.0f64, 0);
+        for (i, (&got, &(_, want, off))) in out.iter().zip(&rows).enumerate() {
+            let e = ulp_error(got, want, off);
+            if e > worst {
+                (worst, at) = (e, i);
+            }
+        }
+        println!(
+            "{sym}: max {worst:.3} ULP over {} points (at x = {:?}: {:?}, exact {:?})",
+            rows.len(),
+            xs[at],
+            out[at],
+            rows[at].1
+        );
+        assert!(worst <= 4.0, "{sym}: {worst} ULP at x = {:?}", xs[at]);
+    }
+}
