@@ -7,7 +7,9 @@
 //! `e = np.exp(x - x.max(1, keepdims=True)); e / e.sum(1, keepdims=True)`.
 //! `expm1`, `log1p` and `tanh` into a preallocated output (`f64` at both sizes,
 //! `f32` at 4Mi) against Rust's `exp_m1`, `ln_1p` and `tanh` loops, and under
-//! `--compare` NumPy's `np.expm1`, `np.log1p`, `np.tanh`.
+//! `--compare` NumPy's `np.expm1`, `np.log1p`, `np.tanh`. `exp_into vs libmvec`,
+//! `log_into vs libmvec`: against glibc's vector routines in the same process
+//! (x86-64 Linux, where `libmvec.so.1` and the CPU features are present).
 
 use super::runner::Runner;
 use super::*;
