@@ -6,8 +6,9 @@
 //! Built from the axis machinery (`max_axis`, `exp`, `sum_axis`), which reads the
 //! data a few times; `softmax` and `log_softmax` along the last axis of a
 //! contiguous array visit each row once while it is in cache (max; `exp(x - max)`
-//! written while summing; the division or subtraction), the rows over the pool.
-//! The same formulas; only the sums' order differs.
+//! written while summing; then a multiply by the sum's reciprocal, or the
+//! subtraction), the rows over the pool. The sums' order differs from the
+//! general path's, and softmax's reciprocal rounds once more than its division.
 //! Non-finite rows follow SciPy's `scipy.special` functions: a row maximum that is
 //! not finite shifts by 0, so a NaN row gives NaN, an all-`-inf` row gives NaN
 //! for `softmax`/`log_softmax` and `-inf` for `logsumexp`, and a `+inf` gives NaN
