@@ -250,3 +250,36 @@ fn the_row_by_row_path_agrees_with_the_general_path() {
         }
     }
 }
+
+#[test]
+fn rows_cut_over_the_pool_give_each_row_its_own_result() {
+    // 64 rows of 1024: long enough for the pool's pieces of whole rows.
+    let mut rng = Rng(0x5eed_0c01);
+    let (r, n) = (64, 1024);
+    let xs: Vec<f64> = (0..r * n)
+        .map(|_| rng.int(-1 << 20, 1 << 20) as f64 / 1024.0)
+        .collect();
+    let a = Array::from_shape_vec(&[r, n], xs.clone()).unwrap();
+    let (sm, ls) = (
+        a.softmax(1).unwrap().to_vec(),
+        a.log_softmax(1).unwrap().to_vec(),
+    );
+    for i in 0..r {
+        let row = Array::from_shape_vec(&[1, n], xs[i * n..(i + 1) * n].to_vec()).unwrap();
+        assert_eq!(
+            row.softmax(1).unwrap().to_vec(),
+            sm[i * n..(i + 1) * n],
+            "row {i}"
+        );
+        assert_eq!(
+            row.log_softmax(1).unwrap().to_vec(),
+            ls[i * n..(i + 1) * n],
+            "row {i}"
+        );
+        let s: f64 = sm[i * n..(i + 1) * n].iter().sum();
+        assert!(
+            (s - 1.0).abs() <= n as f64 * f64::EPSILON,
+            "row {i} sums to {s}"
+        );
+    }
+}

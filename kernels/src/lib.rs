@@ -60,6 +60,8 @@ pub mod dispatch;
 pub mod gemm;
 mod generic;
 pub mod io;
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+pub mod libmvec;
 pub mod math;
 pub mod mem;
 pub mod par;
@@ -102,6 +104,8 @@ impl<F: Copy> WritesAll<F> {
 
 /// Output slices of uninitialised elements, as the `*_uninit` kernels write them.
 pub type Uninit<T> = [core::mem::MaybeUninit<T>];
+/// `out[i] = f(a[i] - s)` into uninitialised memory, returning the sum of `out`.
+pub type ShiftSumUninit<T> = fn(a: &[T], s: T, out: &mut Uninit<T>) -> T;
 /// `out[i] = a[i] op b[i]` into uninitialised memory.
 pub type VvUninit<T> = fn(a: &[T], b: &[T], out: &mut Uninit<T>);
 /// `out[i] = a[i] op s` into uninitialised memory.
@@ -181,6 +185,10 @@ pub struct Table<T: 'static> {
     pub sqrt: UnaryOp<T>,
     /// `e^x` within 1 ULP ([`math`]: NumPy's edges; not bit-identical across tiers)
     pub exp: UnaryOp<T>,
+    /// `out[i] = exp(a[i] - s)` (the bits of `exp` of `a[i] - s` on this tier),
+    /// returning the sum of `out`: softmax's row pass. The sum's order is the
+    /// tier's (lane-wise partial sums), within `n` ε of a sequential sum.
+    pub exp_shift_sum: WritesAll<ShiftSumUninit<T>>,
     /// `ln x` within 1 ULP ([`math`]: NumPy's edges; not bit-identical across tiers)
     pub log: UnaryOp<T>,
     /// `2^x` within 1 ULP ([`math`]: as `exp`)

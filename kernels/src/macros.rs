@@ -298,6 +298,19 @@ macro_rules! math_kernels {
                 // SAFETY: as in `map`; the kernel reads each vector before it writes it.
                 unsafe { run(p, p, acc.len()) }
             }
+            /// `out[i] = op(a[i] - s)` into uninitialised memory, returning the sum
+            /// of the results (`math::map_shift_sum_raw`): writes every element of `out`
+            #[allow(dead_code)] // the tables hold only `exp`'s
+            pub fn map_shift_sum<T: Math>(a: &[T], s: T, out: &mut [MaybeUninit<T>]) -> T {
+                #[target_feature(enable = $feature)]
+                unsafe fn run_sum<T: Math>(a: *const T, s: T, out: *mut T, n: usize) -> T {
+                    // SAFETY: the caller's contract, with the ISA's features enabled here.
+                    unsafe { $crate::math::map_shift_sum_raw::<T, $isa, { $id }>(a, s, out, n) }
+                }
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                // SAFETY: as in `map` (`MaybeUninit<T>` has `T`'s layout).
+                unsafe { run_sum(a.as_ptr(), s, out.as_mut_ptr().cast(), a.len()) }
+            }
         }
     };
 }
@@ -322,6 +335,7 @@ macro_rules! tier_tables {
             abs: tier_tables!(@unary abs),
             sqrt: tier_tables!(@unary sqrt),
             exp: tier_tables!(@unary math_ops::exp),
+            exp_shift_sum: $crate::WritesAll(math_ops::exp::map_shift_sum),
             log: tier_tables!(@unary math_ops::log),
             exp2: tier_tables!(@unary math_ops::exp2),
             log2: tier_tables!(@unary math_ops::log2),

@@ -2,7 +2,9 @@
 //! array crate's parallel drivers use, so they never need `unsafe` themselves.
 
 use crate::mem::Aligned;
-use crate::{pool, BinaryOp, MapUninit, SvUninit, Uninit, VsUninit, VvUninit, WritesAll};
+use crate::{
+    pool, BinaryOp, MapUninit, ShiftSumUninit, SvUninit, Uninit, VsUninit, VvUninit, WritesAll,
+};
 
 /// A pointer to the start of a slice, shared with the pool's workers. Each chunk
 /// index hands out a disjoint sub-slice of it.
@@ -214,6 +216,60 @@ pub fn collect_map<T: Copy + Send + Sync>(
 ) -> Aligned<T> {
     let k = k.get();
     collect(a.len(), pieces, align, move |r, out| k(&a[r], out))
+}
+
+/// [`collect_row_passes`]'s last step of a row: `(row, shift, sum, out_row)`.
+pub type RowFinish<T> = dyn Fn(&[T], T, T, &mut [T]) + Sync;
+
+/// The rows of `x` (`len` elements each, `len > 0`) into a new row-major buffer,
+/// each row in one visit while it is in cache: `shift(row)` gives `s`, `first`
+/// writes the whole output row from `row - s` and returns its sum `t`, and
+/// `then(row, s, t, out_row)` finishes the row in place (softmax: `exp`, its sum,
+/// a scale). No pass zeroes the allocation first; the rows are cut over the pool
+/// into `pieces` of whole rows.
+///
+/// # Panics
+/// When `len` is 0 or does not divide `x.len()` (before the result exists).
+///
+/// ```
+/// use ndsimd_kernels::{par, KernelElement};
+/// let t = f64::table();
+/// let x = [0.0, 0.0, 1.0, 1.0]; // 2 x 2
+/// let v = par::collect_row_passes(&x, 2, 1, t.exp_shift_sum, &|r| r[0], &|_, _, sum, o| {
+///     (t.div.assign_vs)(o, sum)
+/// });
+/// assert_eq!(v.payload(), [0.5; 4]);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn collect_row_passes<T: Copy + Send + Sync>(
+    x: &[T],
+    len: usize,
+    pieces: usize,
+    first: WritesAll<ShiftSumUninit<T>>,
+    shift: &(dyn Fn(&[T]) -> T + Sync),
+    then: &RowFinish<T>,
+) -> Aligned<T> {
+    assert!(
+        len > 0 && x.len().is_multiple_of(len),
+        "collect_row_passes: {} elements are not whole rows of {len}",
+        x.len()
+    );
+    let first = first.get();
+    collect(x.len(), pieces, len, move |r, out| {
+        // Pieces start at multiples of `len` and `x.len()` is one: whole rows.
+        assert!(
+            r.start % len == 0 && r.len() % len == 0,
+            "collect_row_passes: a partial row"
+        );
+        for (row, o) in x[r].chunks_exact(len).zip(out.chunks_exact_mut(len)) {
+            let s = shift(row);
+            let t = first(row, s, o);
+            // SAFETY: `first` is a `WritesAll` kernel: it wrote every element of `o`,
+            // and `MaybeUninit<T>` has `T`'s layout.
+            let o = unsafe { &mut *(o as *mut Uninit<T> as *mut [T]) };
+            then(row, s, t, o);
+        }
+    })
 }
 
 /// One input of a run of a binary operation: `len` elements, or one value repeated

@@ -911,3 +911,111 @@ fn pow_edges_are_c99s_at_every_tier() {
     pow_edges::<f64>();
     pow_edges::<f32>();
 }
+
+/// softmax's row pass `exp_shift_sum`: every length and alignment, each output
+/// the bits of this tier's `exp` of `x - s` (no element left unwritten, none past
+/// the end), and the returned sum within `n` ε of the sequential sum of them.
+fn shift_sum<T: MathFloat>() {
+    let mut rng = XorShift(0x5eed_0f5a_f7a1_0001);
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        let k = t.exp_shift_sum.get();
+        for len in 0..=MAX_LEN {
+            for skew in 0..W.min(8) {
+                // Finite rows (softmax shifts by a finite maximum).
+                let buf: Vec<T> = (0..len + skew)
+                    .map(|_| {
+                        T::from_f64((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 200.0 - 100.0)
+                    })
+                    .collect();
+                let xs = &buf[skew..];
+                let s = xs
+                    .iter()
+                    .copied()
+                    .fold(T::ZERO, |m, v| if v > m { v } else { m });
+                let mut out = vec![std::mem::MaybeUninit::new(T::canary()); len + 1];
+                let sum = k(xs, s, &mut out[..len]);
+                // SAFETY: every element was initialised with the canary.
+                let out: Vec<T> = out.iter().map(|v| unsafe { v.assume_init() }).collect();
+                assert_eq!(out[len].bits(), T::canary().bits(), "wrote past");
+                let shifted: Vec<T> = xs.iter().map(|&v| v - s).collect();
+                let mut want = vec![T::ZERO; len];
+                (t.exp.map)(&shifted, &mut want);
+                let mut seq = 0.0f64;
+                for i in 0..len {
+                    assert_eq!(out[i].bits(), want[i].bits(), "{tier:?} len {len} [{i}]");
+                    seq += want[i].to_f64();
+                }
+                let bound = (len as f64 + 1.0) * T::EPS * seq;
+                assert!(
+                    (sum.to_f64() - seq).abs() <= bound,
+                    "{tier:?} len {len}: sum {sum:?}, sequential {seq}"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn exp_shift_sum_is_exp_of_the_shifted_row_and_its_sum_at_every_tier() {
+    shift_sum::<f64>();
+    shift_sum::<f32>();
+}
+
+/// glibc's libmvec (the bench's peer) against the same references: its max
+/// error printed for docs/perf.md, bounded by its documented 4 ULP (a wrong
+/// routine or a broken call would be far off).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[test]
+fn libmvec_peer_error_against_the_references() {
+    let Some(m) = ndsimd_kernels::libmvec::get() else {
+        println!("libmvec.so.1 not found: no peer figures");
+        return;
+    };
+    type Peer = Box<dyn Fn(&[f64], &mut [f64])>;
+    let peers: [(&str, &str, Option<Peer>); 3] = [
+        (
+            "exp",
+            "_ZGVeN8v_exp",
+            m.exp8
+                .map(|f| Box::new(move |a: &[f64], o: &mut [f64]| f.map(a, o)) as Peer),
+        ),
+        (
+            "log",
+            "_ZGVeN8v_log",
+            m.log8
+                .map(|f| Box::new(move |a: &[f64], o: &mut [f64]| f.map(a, o)) as Peer),
+        ),
+        (
+            "exp",
+            "_ZGVdN4v_exp",
+            m.exp4
+                .map(|f| Box::new(move |a: &[f64], o: &mut [f64]| f.map(a, o)) as Peer),
+        ),
+    ];
+    for (name, sym, f) in peers {
+        let Some(f) = f else {
+            println!("{sym}: not on this CPU");
+            continue;
+        };
+        let rows = reference::<f64>(name);
+        let xs: Vec<f64> = rows.iter().map(|r| r.0).collect();
+        let mut out = vec![0.0; xs.len()];
+        f(&xs, &mut out);
+        let (mut worst, mut at) = (0.0f64, 0);
+        for (i, (&got, &(_, want, off))) in out.iter().zip(&rows).enumerate() {
+            let e = ulp_error(got, want, off);
+            if e > worst {
+                (worst, at) = (e, i);
+            }
+        }
+        println!(
+            "{sym}: max {worst:.3} ULP over {} points (at x = {:?}: {:?}, exact {:?})",
+            rows.len(),
+            xs[at],
+            out[at],
+            rows[at].1
+        );
+        assert!(worst <= 4.0, "{sym}: {worst} ULP at x = {:?}", xs[at]);
+    }
+}

@@ -23,7 +23,7 @@ use ndsimd_kernels::{par, KernelElement, UnaryOp};
 const MATH_PAR_MIN: usize = 1 << 12;
 
 /// How many pieces the pool cuts `len` elements into.
-fn pieces(len: usize) -> usize {
+pub(crate) fn pieces(len: usize) -> usize {
     if len < 2 * MATH_PAR_MIN {
         1
     } else {

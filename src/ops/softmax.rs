@@ -4,8 +4,11 @@
 //! for inputs up to ±1e300 and beyond).
 //!
 //! Built from the axis machinery (`max_axis`, `exp`, `sum_axis`), which reads the
-//! data a few times; `softmax` along the last axis of a contiguous array runs the
-//! same kernels row by row while each row is in cache (the same bits).
+//! data a few times; `softmax` and `log_softmax` along the last axis of a
+//! contiguous array visit each row once while it is in cache (max; `exp(x - max)`
+//! written while summing; then a multiply by the sum's reciprocal, or the
+//! subtraction), the rows over the pool. The sums' order differs from the
+//! general path's, and softmax's reciprocal rounds once more than its division.
 //! Non-finite rows follow SciPy's `scipy.special` functions: a row maximum that is
 //! not finite shifts by 0, so a NaN row gives NaN, an all-`-inf` row gives NaN
 //! for `softmax`/`log_softmax` and `-inf` for `logsumexp`, and a `+inf` gives NaN
@@ -14,6 +17,7 @@
 use crate::array::{normalize_axis, Array, ArrayBase, Data};
 use crate::error::Result;
 use crate::Element;
+use ndsimd_kernels::par;
 use num_traits::Float;
 
 impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
@@ -27,6 +31,34 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         let mut m = self.max_axis(axis, true)?;
         m.mapv_inplace(|v| if Float::is_finite(v) { v } else { T::zero() });
         Ok(Some(m))
+    }
+
+    /// The contiguous rows `x` of length `c` (the last axis) in one visit each:
+    /// the row's shift (its maximum, 0 when that is not finite), `exp(x - shift)`
+    /// written out with its sum, and `then(row, shift, sum, out_row)`.
+    fn rows_pass(
+        &self,
+        x: &[T],
+        c: usize,
+        then: &par::RowFinish<T>,
+    ) -> ndsimd_kernels::mem::Aligned<T> {
+        let t = T::table();
+        let shift = |row: &[T]| {
+            let m = (t.max)(row).expect("the row is not empty");
+            if Float::is_finite(m) {
+                m
+            } else {
+                T::zero()
+            }
+        };
+        par::collect_row_passes(
+            x,
+            c,
+            super::math::pieces(x.len()),
+            t.exp_shift_sum,
+            &shift,
+            then,
+        )
     }
 
     /// `exp(x - max)` along `axis` and its row sums (kept, length 1).
@@ -54,20 +86,11 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         let ax = normalize_axis(axis, self.ndim())?;
         let c = self.shape()[ax];
         if let (true, Some(x)) = (ax + 1 == self.ndim() && c > 0, self.as_slice()) {
-            // Contiguous rows: each row's max, shift, exp, sum and scale while it
-            // is in cache, by the same kernels (the same bits) as the general path.
+            // Contiguous rows: one visit per row while it is in cache (max, then
+            // `exp(x - max)` written out while summing, then the division).
             let t = T::table();
-            let mut out = Array::zeros(self.shape());
-            let o = out.as_slice_mut().expect("a new array is contiguous");
-            for (row, orow) in x.chunks_exact(c).zip(o.chunks_exact_mut(c)) {
-                let m = (t.max)(row).expect("the row is not empty");
-                let m = if Float::is_finite(m) { m } else { T::zero() };
-                (t.sub.vs)(row, m, orow);
-                (t.exp.assign)(orow);
-                let s = (t.sum)(orow);
-                (t.div.assign_vs)(orow, s);
-            }
-            return Ok(out);
+            let v = self.rows_pass(x, c, &|_, _, sum, o| (t.mul.assign_vs)(o, T::one() / sum));
+            return Ok(Array::from_aligned(self.shape(), v));
         }
         let Some(m) = self.softmax_shift(axis)? else {
             return Ok(Array::zeros(self.shape()));
@@ -88,6 +111,19 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
     pub fn log_softmax(&self, axis: isize) -> Result<Array<T>> {
+        let ax = normalize_axis(axis, self.ndim())?;
+        let c = self.shape()[ax];
+        if let (true, Some(x)) = (ax + 1 == self.ndim() && c > 0, self.as_slice()) {
+            // Contiguous rows: `x - (max + log(sum))` in one visit per row, the
+            // general path's steps (the same formula) while the row is in cache.
+            let t = T::table();
+            let v = self.rows_pass(x, c, &|row, m, sum, o| {
+                let mut l = [T::zero()];
+                (t.log.map)(&[sum], &mut l);
+                (t.sub.vs)(row, l[0] + m, o)
+            });
+            return Ok(Array::from_aligned(self.shape(), v));
+        }
         let Some(m) = self.softmax_shift(axis)? else {
             return Ok(Array::zeros(self.shape()));
         };

@@ -834,6 +834,60 @@ pub(crate) unsafe fn map_raw<T: Math, I: Isa, const OP: u8>(a: *const T, out: *m
     }
 }
 
+/// `out[i] = op(a[i] - s)` for `n` elements, returning the sum of the results:
+/// softmax's shifted `exp` and its row sum in one pass while the row is in
+/// registers. Each `out[i]` has [`map_raw`]'s bits for the input `a[i] - s`
+/// (the subtraction is exact IEEE in both); the sum adds lane-wise partial sums,
+/// then the lanes in order, then the tail, so it differs from a sequential sum
+/// by rounding only (all within `n` ε of it for results of one sign).
+///
+/// # Safety
+/// The CPU has `I`'s features; `a` is valid for `n` reads and `out` for `n`
+/// writes (`out` may be `a` itself, not otherwise overlap it).
+#[inline(always)]
+pub(crate) unsafe fn map_shift_sum_raw<T: Math, I: Isa, const OP: u8>(
+    a: *const T,
+    s: T,
+    out: *mut T,
+    n: usize,
+) -> T {
+    let w = <T::Vector<I> as Vector>::N;
+    let mut i = 0;
+    // SAFETY: as in `map_raw` (full vectors at `i + w <= n`, the tail through
+    // `buf` of `MAX_LANES >= w` lanes, the caller's contract for the features).
+    unsafe {
+        let sv = <T::Vector<I> as Vector>::splat(s);
+        let mut acc = <T::Vector<I> as FloatVector>::zero();
+        while i + w <= n {
+            let x =
+                <T::Vector<I> as FloatVector>::sub(<T::Vector<I> as Vector>::load(a.add(i)), sv);
+            let y = T::kernel::<I, OP>(x);
+            y.store(out.add(i));
+            acc = <T::Vector<I> as FloatVector>::add(acc, y);
+            i += w;
+        }
+        let mut buf = [T::PAD; MAX_LANES];
+        acc.store(buf.as_mut_ptr());
+        let mut sum = T::NEG_ZERO;
+        for &v in &buf[..w] {
+            sum = sum + v;
+        }
+        if i < n {
+            let mut buf = [T::PAD; MAX_LANES];
+            for (k, b) in buf[..n - i].iter_mut().enumerate() {
+                *b = *a.add(i + k) - s;
+            }
+            let x = <T::Vector<I> as Vector>::load(buf.as_ptr());
+            T::kernel::<I, OP>(x).store(buf.as_mut_ptr());
+            core::ptr::copy_nonoverlapping(buf.as_ptr(), out.add(i), n - i);
+            for &v in &buf[..n - i] {
+                sum = sum + v;
+            }
+        }
+        sum
+    }
+}
+
 /// The kernels of operation `$id` as the oracle, one element at a time.
 macro_rules! oracle_op {
     ($op:ident, $id:path) => {
@@ -861,6 +915,19 @@ macro_rules! oracle_op {
                 for o in acc.iter_mut() {
                     *o = T::oracle::<{ $id }>(*o);
                 }
+            }
+            /// `out[i] = op(a[i] - s)` into uninitialised memory, returning the
+            /// sum of the results in order: writes every element of `out`
+            #[allow(dead_code)] // the tables hold only `exp`'s
+            pub fn map_shift_sum<T: Math>(a: &[T], s: T, out: &mut [MaybeUninit<T>]) -> T {
+                assert!(a.len() == out.len(), "kernel length mismatch");
+                let mut sum = T::NEG_ZERO;
+                for (o, &x) in out.iter_mut().zip(a) {
+                    let y = T::oracle::<{ $id }>(x - s);
+                    o.write(y);
+                    sum = sum + y;
+                }
+                sum
             }
         }
     };

@@ -14,6 +14,8 @@ def vec(n, k, dt, small):
     return np.ascontiguousarray(v, dtype=dt)
 
 def case(op, n):
+    # "par OP": our pool's row; NumPy's same call (it has one thread).
+    op = op.removeprefix("par ")
     dt = np.float32 if op.startswith("f32 ") else np.float64
     op = op.removeprefix("f32 ")
     if op.startswith("i64 "):

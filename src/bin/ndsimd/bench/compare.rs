@@ -78,9 +78,10 @@ impl NumPy {
 
     /// NumPy's time over ours for `row` and its spread, in percent; `None` for a
     /// row NumPy has no equivalent of here (more than one thread, or no such op).
+    /// The pool's `par exp_into` rows are set against NumPy's one-thread call.
     /// `Err` when NumPy's answer differs from ours: that row is not timed.
     pub fn compare(&mut self, row: &Row, samples: usize) -> Result<Option<(f64, f64)>, String> {
-        if row.threads != 1 {
+        if row.threads != 1 && !row.op.starts_with("par exp") {
             return Ok(None);
         }
         let Some((mut ours, answer)) = our_case(&row.op, row.n) else {
@@ -184,6 +185,7 @@ pub fn vec_of<T: ndsimd::Element>(n: usize, k: usize, small: bool) -> Array<T> {
 }
 
 fn our_case(op: &str, n: usize) -> Option<Case> {
+    let op = op.strip_prefix("par ").unwrap_or(op);
     if let Some(rest) = op.strip_prefix("i64 ") {
         return int_case(rest, n);
     }

@@ -7,7 +7,9 @@
 //! `e = np.exp(x - x.max(1, keepdims=True)); e / e.sum(1, keepdims=True)`.
 //! `expm1`, `log1p` and `tanh` into a preallocated output (`f64` at both sizes,
 //! `f32` at 4Mi) against Rust's `exp_m1`, `ln_1p` and `tanh` loops, and under
-//! `--compare` NumPy's `np.expm1`, `np.log1p`, `np.tanh`.
+//! `--compare` NumPy's `np.expm1`, `np.log1p`, `np.tanh`. `exp_into vs libmvec`,
+//! `log_into vs libmvec`: against glibc's vector routines in the same process
+//! (x86-64 Linux, where `libmvec.so.1` and the CPU features are present).
 
 use super::runner::Runner;
 use super::*;
@@ -69,6 +71,7 @@ pub fn math(r: &mut Runner) {
             );
         }
     }
+    libmvec_rows(r);
     type Un32 = (&'static str, fn(f32) -> f32);
     let uns32: [Un32; 4] = [
         ("f32 exp_into", f32::exp),
@@ -285,3 +288,71 @@ fn near_zero_family(r: &mut Runner) {
         );
     }
 }
+
+/// Ours against glibc's vector library (`libmvec.so.1`, loaded at run time) in the
+/// same process, interleaved: `exp_into`/`log_into` against `_ZGVeN8v_exp` and
+/// `_ZGVeN8v_log` (AVX-512) and `_ZGVdN4v_exp` (AVX2), where the CPU has them.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+fn libmvec_rows(r: &mut Runner) {
+    let Some(m) = ndsimd_kernels::libmvec::get() else {
+        return;
+    };
+    type Peer = (
+        &'static str,
+        &'static str,
+        Option<ndsimd_kernels::libmvec::Map8>,
+    );
+    let wide: [Peer; 2] = [
+        ("exp_into vs libmvec", "libmvec avx512", m.exp8),
+        ("log_into vs libmvec", "libmvec avx512", m.log8),
+    ];
+    for &n in &F64_SIZES {
+        let a = fresh(data(n, 1));
+        let sa = a.as_slice().unwrap();
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut theirs = Scratch(fresh(vec![0.0f64; n]));
+        let run = |name: &str, out: &mut Array<f64>| {
+            if name.starts_with("exp") {
+                a.exp_into(out)
+            } else {
+                a.log_into(out)
+            }
+        };
+        for (name, anchor, f) in wide {
+            let Some(f) = f else { continue };
+            if !r.wants(name) {
+                continue;
+            }
+            run(name, &mut out).unwrap();
+            f.map(sa, &mut theirs);
+            // libmvec is within 4 ULP, ours 1: both near the same values.
+            close(out.as_slice().unwrap(), &theirs, 4.0 * f64::EPSILON, name);
+            r.row(
+                name,
+                n,
+                16 * n,
+                anchor,
+                &mut || run(name, black_box(&mut out)).unwrap(),
+                &mut || f.map(sa, black_box(&mut *theirs)),
+            );
+        }
+        let name = "exp_into vs libmvec avx2";
+        if let (Some(f), true) = (m.exp4, r.wants(name)) {
+            a.exp_into(&mut out).unwrap();
+            f.map(sa, &mut theirs);
+            close(out.as_slice().unwrap(), &theirs, 4.0 * f64::EPSILON, name);
+            r.row(
+                name,
+                n,
+                16 * n,
+                "libmvec avx2",
+                &mut || a.exp_into(black_box(&mut out)).unwrap(),
+                &mut || f.map(sa, black_box(&mut *theirs)),
+            );
+        }
+    }
+}
+
+/// No libmvec peer off x86-64 Linux.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+fn libmvec_rows(_: &mut Runner) {}

@@ -34,6 +34,31 @@ pub fn parallel(r: &mut Runner, threads: usize) {
             },
         );
     }
+    // exp on the pool (the unary math ops split above `MATH_PAR_MIN` per piece),
+    // against the same call on one thread; `--compare` sets it against NumPy's.
+    for n in [1 << 18, 1 << 22] {
+        if !r.wants("par exp_into") {
+            break;
+        }
+        let a = fresh(data(n, 1));
+        let mut out = Array::<f64>::zeros(&[n]);
+        let mut one = Array::<f64>::zeros(&[n]);
+        a.exp_into(&mut out).unwrap();
+        ndsimd::with_threads(1, || a.exp_into(&mut one)).unwrap();
+        same(
+            out.as_slice().unwrap(),
+            one.as_slice().unwrap(),
+            "par exp_into",
+        );
+        r.row(
+            "par exp_into",
+            n,
+            16 * n,
+            "1 thread",
+            &mut || a.exp_into(black_box(&mut out)).unwrap(),
+            &mut || ndsimd::with_threads(1, || a.exp_into(black_box(&mut one))).unwrap(),
+        );
+    }
     for n in [1 << 14, 1 << 18, 1 << 22] {
         let a = fresh(data(n, 1));
         let b = fresh(data(n, 2));
