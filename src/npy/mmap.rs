@@ -22,7 +22,7 @@ use ndsimd_kernels::io::{Mapping, Refusal, TypedMapping};
 /// npy::write(&path, &Array::<i64>::from_shape_vec(&[2, 2], vec![1, 2, 3, 4]).unwrap())?;
 /// let mapped = npy::mmap::<i64>(&path)?;
 /// assert_eq!((mapped.shape(), mapped.is_fortran_order()), (&[2, 2][..], false));
-/// assert_eq!(mapped.view().sum(), 10);
+/// assert_eq!(mapped.view().sum_axis(0, false)?.to_vec(), vec![4, 6]);
 /// std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
