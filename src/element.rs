@@ -2,7 +2,7 @@
 //! that say what each can do ([`DType`], [`Numeric`], [`Element`], [`IntElement`],
 //! [`Reduce`]).
 
-use crate::array::{ArrayBase, Data};
+use crate::array::{Array, ArrayBase, ArrayView, Data};
 use crate::error::Result;
 use ndsimd_kernels::gemm::{BatchMut, BatchRef, MatMut, MatRef};
 use ndsimd_kernels::scalar::int::IntArith;
@@ -116,7 +116,7 @@ impl DType for bool {
 /// ```
 pub trait Element:
     Numeric
-    + Reduce<Acc = Self>
+    + Reduce<Acc = Self, Mean = Self>
     + Float
     + FromPrimitive
     + KernelElement
@@ -300,7 +300,14 @@ pub struct NumOps<T: 'static> {
 /// assert_eq!(widest(&[3u8, 200, 7]), Some(200));
 /// ```
 pub trait IntElement:
-    Numeric + Reduce<Acc = i64> + Ord + Eq + std::hash::Hash + Display + IntKernelElement + IntArith
+    Numeric
+    + Reduce<Acc = i64, Mean = f64>
+    + Ord
+    + Eq
+    + std::hash::Hash
+    + Display
+    + IntKernelElement
+    + IntArith
 {
     /// The smallest value.
     const MIN: Self;
@@ -419,6 +426,41 @@ int_dtype!(u8, "uint8", signed = false);
 pub trait Reduce: DType {
     /// What `sum` and `prod` return.
     type Acc: DType;
+    /// What `mean` and `mean_axis` return: the element type for floats, `f64` for
+    /// the integers and `bool` (NumPy's `float64`).
+    type Mean: DType;
+    #[doc(hidden)]
+    fn mean_of<S: Data<Elem = Self>>(a: &ArrayBase<S>) -> Self::Mean;
+    #[doc(hidden)]
+    /// `sum_axis` (`prod` false) or `prod_axis`.
+    fn fold_axis_of(
+        a: ArrayView<'_, Self>,
+        axis: isize,
+        keepdims: bool,
+        prod: bool,
+    ) -> Result<Array<Self::Acc>>;
+    #[doc(hidden)]
+    fn mean_axis_of(
+        a: ArrayView<'_, Self>,
+        axis: isize,
+        keepdims: bool,
+    ) -> Result<Array<Self::Mean>>;
+    #[doc(hidden)]
+    /// `max_axis` (`max` true) or `min_axis`.
+    fn extreme_axis_of(
+        a: ArrayView<'_, Self>,
+        axis: isize,
+        keepdims: bool,
+        max: bool,
+    ) -> Result<Array<Self>>;
+    #[doc(hidden)]
+    /// `argmax_axis` (`max` true) or `argmin_axis`.
+    fn arg_axis_of(
+        a: ArrayView<'_, Self>,
+        axis: isize,
+        keepdims: bool,
+        max: bool,
+    ) -> Result<Array<i64>>;
     #[doc(hidden)]
     fn sum_of<S: Data<Elem = Self>>(a: &ArrayBase<S>) -> Self::Acc;
     #[doc(hidden)]

@@ -39,6 +39,8 @@ mod interop;
 pub mod npy;
 mod ops;
 pub mod scan;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod shape;
 mod slice;
 mod views;

@@ -240,6 +240,102 @@ impl<'a, T: crate::DType> Iterator for Lanes<'a, T> {
 
 impl<T: crate::DType> ExactSizeIterator for Lanes<'_, T> {}
 
+impl<'a, T: crate::DType> Lanes<'a, T> {
+    /// The `k`-th view of a fresh iterator (`k < len`), found by unravelling `k`
+    /// over the outer axes: what the parallel iterators hand each worker.
+    #[cfg(feature = "rayon")]
+    fn view_at(&self, k: usize) -> ArrayView<'a, T> {
+        let mut off = self.off;
+        if !self.empty {
+            let mut rest = k;
+            for ax in (0..self.outer_dim.len()).rev() {
+                let d = self.outer_dim[ax];
+                off += (rest % d) as isize * self.outer_st[ax];
+                rest /= d;
+            }
+        }
+        ArrayBase {
+            data: self.data,
+            offset: off as usize,
+            dim: self.inner_dim.clone(),
+            strides: self.inner_st.clone(),
+        }
+    }
+}
+
+/// Parallel iterators over lanes and subviews on rayon's pool (feature `rayon`).
+#[cfg(feature = "rayon")]
+mod parallel {
+    use super::*;
+    use rayon::prelude::*;
+
+    /// The views of `lanes` as an indexed parallel iterator, in the same order.
+    fn par<'a, T: crate::DType>(
+        lanes: Lanes<'a, T>,
+    ) -> impl IndexedParallelIterator<Item = ArrayView<'a, T>> + 'a {
+        (0..lanes.len())
+            .into_par_iter()
+            .map(move |k| lanes.view_at(k))
+    }
+
+    impl<S: Data> ArrayBase<S> {
+        /// [`rows`](Self::rows) as a rayon parallel iterator (feature `rayon`): the
+        /// same views in the same order, handed to rayon's workers. Errors for a
+        /// 0-d array.
+        ///
+        /// ```
+        /// use ndsimd::Array;
+        /// use rayon::prelude::*;
+        /// let a = Array::<f64>::arange(0.0, 6.0, 1.0)?.into_shape(&[3, 2])?;
+        /// let sums: Vec<f64> = a.par_rows()?.map(|r| r.sum()).collect();
+        /// assert_eq!(sums, vec![1.0, 5.0, 9.0]);
+        /// # Ok::<(), ndsimd::Error>(())
+        /// ```
+        pub fn par_rows(
+            &self,
+        ) -> Result<impl IndexedParallelIterator<Item = ArrayView<'_, S::Elem>>> {
+            self.par_lanes(-1)
+        }
+
+        /// [`lanes`](Self::lanes) as a rayon parallel iterator (feature `rayon`).
+        /// Errors when `axis` is out of range.
+        ///
+        /// ```
+        /// use ndsimd::Array;
+        /// use rayon::prelude::*;
+        /// let a = Array::<i64>::from_shape_vec(&[2, 3], vec![1, 2, 3, 4, 5, 6])?;
+        /// let cols: Vec<i64> = a.par_lanes(0)?.map(|c| c.sum()).collect();
+        /// assert_eq!(cols, vec![5, 7, 9]);
+        /// # Ok::<(), ndsimd::Error>(())
+        /// ```
+        pub fn par_lanes(
+            &self,
+            axis: isize,
+        ) -> Result<impl IndexedParallelIterator<Item = ArrayView<'_, S::Elem>>> {
+            Ok(par(self.lanes(axis)?))
+        }
+
+        /// [`axis_iter`](Self::axis_iter) as a rayon parallel iterator (feature
+        /// `rayon`): the subviews at each index of `axis`, in order. Errors when
+        /// `axis` is out of range.
+        ///
+        /// ```
+        /// use ndsimd::Array;
+        /// use rayon::prelude::*;
+        /// let a = Array::<f64>::arange(0.0, 8.0, 1.0)?.into_shape(&[2, 2, 2])?;
+        /// let firsts: Vec<Vec<f64>> = a.par_axis_iter(2)?.map(|v| v.to_vec()).collect();
+        /// assert_eq!(firsts, vec![vec![0.0, 2.0, 4.0, 6.0], vec![1.0, 3.0, 5.0, 7.0]]);
+        /// # Ok::<(), ndsimd::Error>(())
+        /// ```
+        pub fn par_axis_iter(
+            &self,
+            axis: isize,
+        ) -> Result<impl IndexedParallelIterator<Item = ArrayView<'_, S::Elem>>> {
+            Ok(par(self.axis_iter(axis)?))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{s, Array};

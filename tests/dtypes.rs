@@ -3,14 +3,15 @@
 //! documents the columns) runs through the ndsimd API and must give NumPy's result
 //! exactly: wrapping `+ - *`, `floor_div`/`rem` with NumPy's sign rules, division
 //! by zero and `MIN // -1`, comparisons, 64-bit sums and products, `max`/`min`,
-//! `argmax`/`argmin` ties, `astype` between every pair of dtypes (where NumPy's
+//! `argmax`/`argmin` ties, the axis reductions and `mean` (`f64`, as NumPy's) on
+//! contiguous and strided inputs, `astype` between every pair of dtypes (where NumPy's
 //! cast is defined), and boolean logic; then `.npy` files NumPy wrote in every
 //! dtype, memory order and byte order. Failures are collected and reported together.
 
 use std::path::{Path, PathBuf};
 
 use ndsimd::npy::{self, NpyElement};
-use ndsimd::{Array, ArrayBase, CastValue, DType, Data, IntElement};
+use ndsimd::{Array, ArrayBase, CastValue, DType, Data, IntElement, Reduce};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dtypes")
@@ -50,8 +51,73 @@ fn scalar<T: NpyElement + DType>(name: &str) -> R<T> {
     a.first().copied().ok_or(format!("{name} is empty"))
 }
 
+/// The axis reductions and means (`OP:AXIS`, or `mean`) of `a`, on the array and
+/// on a reversed view of the same values (a strided input), against NumPy.
+fn reduce_case<T: Reduce<Acc = i64, Mean = f64> + NpyElement>(
+    op: &str,
+    a: &Array<T>,
+    out: &str,
+) -> R {
+    let err = |e: ndsimd::Error| format!("{op} failed: {e}");
+    if op == "mean" {
+        let want = scalar::<f64>(out)?;
+        let flipped = a.flip(0).map_err(err)?;
+        for got in [a.mean(), flipped.mean()] {
+            if !same(got, want) {
+                return Err(format!("{got}, NumPy {want}"));
+            }
+        }
+        return Ok(());
+    }
+    let (name, axis) = op.split_once(':').ok_or(format!("unknown op {op}"))?;
+    let axis: isize = axis.parse().map_err(|_| format!("bad axis in {op}"))?;
+    // The same values through a view with every axis reversed twice over: a
+    // negative-stride, non-contiguous input.
+    let t = a.t().to_owned();
+    let strided = t.t();
+    for (which, v) in [
+        ("array", a.view()),
+        ("transposed copy, transposed back", strided),
+    ] {
+        let at = |e: String| format!("{which}: {e}");
+        match name {
+            "sum_axis" => check_eq(&v.sum_axis(axis, false).map_err(err)?, &load::<i64>(out)?),
+            "prod_axis" => check_eq(&v.prod_axis(axis, false).map_err(err)?, &load::<i64>(out)?),
+            "max_axis" => check_eq(&v.max_axis(axis, false).map_err(err)?, &load::<T>(out)?),
+            "min_axis" => check_eq(&v.min_axis(axis, false).map_err(err)?, &load::<T>(out)?),
+            "argmax_axis" => check_eq(
+                &v.argmax_axis(axis, false).map_err(err)?,
+                &load::<i64>(out)?,
+            ),
+            "argmin_axis" => check_eq(
+                &v.argmin_axis(axis, false).map_err(err)?,
+                &load::<i64>(out)?,
+            ),
+            "mean_axis" => check_eq(&v.mean_axis(axis, false).map_err(err)?, &load::<f64>(out)?),
+            _ => Err(format!("unknown op {op}")),
+        }
+        .map_err(at)?;
+    }
+    // keepdims keeps the axis with length 1, same values.
+    let kept = a.sum_axis(axis, true).map_err(err)?;
+    let mut shape = a.shape().to_vec();
+    let k = if axis < 0 {
+        axis + shape.len() as isize
+    } else {
+        axis
+    } as usize;
+    shape[k] = 1;
+    if kept.shape() != shape {
+        return Err(format!("keepdims shape {:?}, want {shape:?}", kept.shape()));
+    }
+    Ok(())
+}
+
 fn int_case<T: IntElement + NpyElement>(op: &str, inputs: &[&str], out: &str) -> R {
     let a = load::<T>(inputs[0])?;
+    if op.contains("_axis:") || op == "mean" {
+        return reduce_case(op, &a, out);
+    }
     let b = || load::<T>(inputs[1]);
     let err = |e: ndsimd::Error| format!("{op} failed: {e}");
     match op {
@@ -67,7 +133,13 @@ fn int_case<T: IntElement + NpyElement>(op: &str, inputs: &[&str], out: &str) ->
             check_eq(&o, &want).map_err(|e| format!("operator: {e}"))
         }
         "floor_div" => check_eq(&a.floor_div(&b()?).map_err(err)?, &load::<T>(out)?),
-        "rem" => check_eq(&a.rem(&b()?).map_err(err)?, &load::<T>(out)?),
+        "rem" => {
+            let (b, want) = (b()?, load::<T>(out)?);
+            check_eq(&a.rem(&b).map_err(err)?, &want)?;
+            // The operator forwards to the method, by reference and by value.
+            check_eq(&(&a % &b), &want).map_err(|e| format!("&a % &b: {e}"))?;
+            check_eq(&(a.view() % b), &want).map_err(|e| format!("view % b: {e}"))
+        }
         "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal" => {
             let b = b()?;
             let r = match op {
@@ -116,6 +188,9 @@ fn int_case<T: IntElement + NpyElement>(op: &str, inputs: &[&str], out: &str) ->
 
 fn bool_case(op: &str, inputs: &[&str], out: &str) -> R {
     let a = load::<bool>(inputs[0])?;
+    if op.contains("_axis:") || op == "mean" {
+        return reduce_case(op, &a, out);
+    }
     let b = || load::<bool>(inputs[1]);
     let err = |e: ndsimd::Error| format!("{op} failed: {e}");
     match op {
@@ -329,4 +404,24 @@ fn integer_operators_take_scalars_on_either_side_and_wrap() {
         err.contains("floor_div") && err.contains("[2]") && err.contains("[3]"),
         "{err}"
     );
+}
+
+#[test]
+fn integer_axis_reductions_refuse_an_empty_axis_and_rem_takes_scalars() {
+    let a = Array::<i32>::zeros(&[0, 3]);
+    let e = a.max_axis(0, false).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "max along axis 0 of an array of shape [0, 3] has no value: the axis is empty"
+    );
+    assert!(a.argmin_axis(-2, false).is_err());
+    assert_eq!(a.sum_axis(0, false).unwrap().to_vec(), vec![0i64; 3]);
+    assert_eq!(a.max_axis(1, false).unwrap().shape(), &[0]);
+    assert!(a.mean_axis(0, false).unwrap().iter().all(|x| x.is_nan()));
+    assert!(Array::<u8>::zeros(&[2]).sum_axis(1, false).is_err());
+    let b = Array::from_vec(vec![-7i32, 7, 0]);
+    assert_eq!((&b % 3).to_vec(), vec![2, 1, 0]);
+    assert_eq!((&b % -3).to_vec(), vec![-1, -2, 0]);
+    assert_eq!((-7 % &b).to_vec(), vec![0, 0, 0]);
+    assert_eq!((200u8 % Array::from_vec(vec![7u8, 0])).to_vec(), vec![4, 0]);
 }

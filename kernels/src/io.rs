@@ -206,6 +206,180 @@ impl Mapping {
     }
 }
 
+mod typed {
+    pub trait Sealed {}
+}
+
+/// Element types a [`TypedMapping`] can see a mapping as: the plain integers and
+/// floats (every bit pattern a value) and `bool` (whose bytes must be 0 or 1, checked
+/// once when the [`TypedMapping`] is made). Sealed.
+///
+/// ```
+/// use ndsimd_kernels::io::MapElement;
+/// assert_eq!(bool::first_invalid(&[0, 1, 2, 1]), Some(2));
+/// assert_eq!(u8::first_invalid(&[0, 1, 2, 1]), None);
+/// ```
+pub trait MapElement: Copy + Sync + 'static + typed::Sealed {
+    /// The index of the first item of `bytes` (whole items of this type, in native
+    /// byte order) that is not a value of this type, if any.
+    fn first_invalid(bytes: &[u8]) -> Option<usize>;
+}
+
+macro_rules! map_any_bits {
+    ($($t:ty),*) => {$(
+        impl typed::Sealed for $t {}
+        impl MapElement for $t {
+            fn first_invalid(_: &[u8]) -> Option<usize> {
+                None
+            }
+        }
+    )*};
+}
+map_any_bits!(f32, f64, u8, u16, u32, u64, i8, i16, i32, i64);
+
+impl typed::Sealed for bool {}
+impl MapElement for bool {
+    fn first_invalid(bytes: &[u8]) -> Option<usize> {
+        bytes.iter().position(|&b| b > 1)
+    }
+}
+
+/// Why [`TypedMapping::new`] refused a part of a mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The range is not inside the mapping.
+    Bounds,
+    /// The range starts at an address that is not a multiple of the type's
+    /// alignment `align`: the file places the items at a byte offset that is not.
+    Misaligned {
+        /// The alignment the element type needs, in bytes.
+        align: usize,
+    },
+    /// Item `index` of the range (its first byte `byte`) is not a value of the type.
+    Invalid {
+        /// The index of the first bad item.
+        index: usize,
+        /// Its first byte.
+        byte: u8,
+    },
+}
+
+/// A [`Mapping`] that owns its map and sees `len` items of `T` in it, from byte
+/// `start`, as a `&[T]` without copying. Made by [`TypedMapping::new`], which checks
+/// the range, the alignment and (for `bool`) every byte once.
+///
+/// It carries [`Mapping`]'s risk ("The risk that comes with it"): a file changed
+/// by another process while mapped changes the items seen, and for `bool` that
+/// can put a byte other than 0 or 1 behind a `&[bool]`. Map only files nobody
+/// writes while they are mapped.
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("ndsimd-io-typed-{}", std::process::id()));
+/// let mut bytes = vec![0u8; 8];
+/// bytes.extend_from_slice(&1.5f64.to_ne_bytes());
+/// std::fs::write(&path, &bytes)?;
+/// let map = ndsimd_kernels::io::Mapping::new(&std::fs::File::open(&path)?)?;
+/// let base = map.as_ptr();
+/// let typed = ndsimd_kernels::io::TypedMapping::<f64>::new(map, 8, 1).unwrap();
+/// assert_eq!(typed.as_slice(), &[1.5]);
+/// assert_eq!(typed.as_slice().as_ptr() as usize, base as usize + 8); // no copy
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct TypedMapping<T> {
+    map: Mapping,
+    start: usize,
+    len: usize,
+    _items: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: MapElement> TypedMapping<T> {
+    /// Sees `len` items of `T` from byte `start` of `map`; refused when they do not
+    /// lie inside it, their address is not aligned for `T`, or (for `bool`) a byte
+    /// is neither 0 nor 1. An empty range is always accepted.
+    ///
+    /// ```
+    /// use ndsimd_kernels::io::{Mapping, Refusal, TypedMapping};
+    /// let path = std::env::temp_dir().join(format!("ndsimd-io-refuse-{}", std::process::id()));
+    /// std::fs::write(&path, [0u8, 1, 7, 0, 0, 0, 0, 0, 0])?;
+    /// let open = || Mapping::new(&std::fs::File::open(&path)?);
+    /// assert_eq!(TypedMapping::<u64>::new(open()?, 1, 1).err(), Some(Refusal::Misaligned { align: 8 }));
+    /// assert_eq!(TypedMapping::<u64>::new(open()?, 8, 1).err(), Some(Refusal::Bounds));
+    /// assert_eq!(TypedMapping::<bool>::new(open()?, 0, 3).err(), Some(Refusal::Invalid { index: 2, byte: 7 }));
+    /// assert_eq!(TypedMapping::<bool>::new(open()?, 0, 2).unwrap().as_slice(), &[false, true]);
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn new(map: Mapping, start: usize, len: usize) -> Result<Self, Refusal> {
+        let typed = TypedMapping {
+            map,
+            start,
+            len,
+            _items: std::marker::PhantomData,
+        };
+        if len == 0 {
+            return Ok(typed);
+        }
+        let end = len
+            .checked_mul(std::mem::size_of::<T>())
+            .and_then(|n| n.checked_add(start))
+            .ok_or(Refusal::Bounds)?;
+        if end > typed.map.len() {
+            return Err(Refusal::Bounds);
+        }
+        let bytes = &typed.map[start..end];
+        let align = std::mem::align_of::<T>();
+        if !(bytes.as_ptr() as usize).is_multiple_of(align) {
+            return Err(Refusal::Misaligned { align });
+        }
+        if let Some(index) = T::first_invalid(bytes) {
+            let byte = bytes[index * std::mem::size_of::<T>()];
+            return Err(Refusal::Invalid { index, byte });
+        }
+        Ok(typed)
+    }
+
+    /// The items, borrowed from the mapping (no copy).
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("ndsimd-io-slice-{}", std::process::id()));
+    /// std::fs::write(&path, 7i32.to_ne_bytes())?;
+    /// let map = ndsimd_kernels::io::Mapping::new(&std::fs::File::open(&path)?)?;
+    /// let typed = ndsimd_kernels::io::TypedMapping::<i32>::new(map, 0, 1).unwrap();
+    /// assert_eq!(typed.as_slice(), &[7]);
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn as_slice(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `new` checked that `len` items of `T` from byte `start` lie inside
+        // the mapping, start at an address aligned for `T`, and (for `bool`, the one
+        // `MapElement` with invalid bit patterns) hold only 0 and 1; the mapping is
+        // owned by `self`, read-only, and outlives the borrow. A file changed by
+        // another process underneath is `Mapping`'s documented risk.
+        unsafe {
+            std::slice::from_raw_parts(self.map.as_ptr().add(self.start).cast::<T>(), self.len)
+        }
+    }
+
+    /// The whole mapping, as bytes.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("ndsimd-io-whole-{}", std::process::id()));
+    /// std::fs::write(&path, [1u8, 2, 3])?;
+    /// let map = ndsimd_kernels::io::Mapping::new(&std::fs::File::open(&path)?)?;
+    /// let typed = ndsimd_kernels::io::TypedMapping::<u8>::new(map, 1, 2).unwrap();
+    /// assert_eq!((typed.as_slice(), &typed.mapping()[..]), (&[2u8, 3][..], &[1u8, 2, 3][..]));
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn mapping(&self) -> &Mapping {
+        &self.map
+    }
+}
+
 #[cfg(target_os = "linux")]
 impl Drop for Mapping {
     fn drop(&mut self) {

@@ -11,6 +11,9 @@
 //! (`fortran_order: True` files are read into a standard-layout, C-order array holding
 //! the same logical values).
 //!
+//! [`mmap()`] maps a file read-only and views its data in place ([`Mapped`]): no copy,
+//! native byte order only.
+//!
 //! The header is read as `np.load` reads it (Python literal syntax), for what `.npy`
 //! writers produce: dict keys in any order (a repeated key keeps its last value), either
 //! quote, Python 3 integer literals (`0x10`, `1_000`; `02` is refused, as Python refuses
@@ -52,12 +55,14 @@ use std::io::{self, Read};
 use std::path::Path;
 
 mod header;
+mod mmap;
 mod reader;
 #[cfg(test)]
 mod tests;
 mod writer;
 
 use header::*;
+pub use mmap::{mmap, Mapped};
 pub use reader::{from_bytes, read};
 pub use writer::{to_bytes, write};
 
@@ -85,7 +90,7 @@ mod sealed {
 /// and `bool`.
 ///
 /// This trait is sealed; it cannot be implemented outside this crate.
-pub trait NpyElement: Copy + sealed::Sealed + 'static {
+pub trait NpyElement: Copy + sealed::Sealed + ndsimd_kernels::io::MapElement + 'static {
     /// Size of one element in bytes.
     const ITEMSIZE: usize;
     /// The little-endian dtype descr, e.g. `"<f8"` (`"|b1"` for `bool`, which has no

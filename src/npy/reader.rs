@@ -157,7 +157,7 @@ pub(super) struct Layout {
 impl Layout {
     /// The layout of `header`'s data read as `T`, or an error for a dtype that is not
     /// `T`'s, a shape too large, or more axes than an array may have.
-    fn of<T: NpyElement>(header: &Header) -> io::Result<Layout> {
+    pub(super) fn of<T: NpyElement>(header: &Header) -> io::Result<Layout> {
         let big_endian = match canonical_descr(&header.descr) {
             Some(c) if c == T::DESCR_LE => false,
             Some(c) if c == T::DESCR_BE => true,

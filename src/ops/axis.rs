@@ -68,7 +68,7 @@ use super::operand::check_out;
 use crate::array::{normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data, DataMut};
 use crate::dim::{Dim, Strides};
 use crate::error::{Error, Result, ShapeFmt};
-use crate::{DType, Element};
+use crate::{DType, Element, Reduce};
 use ndsimd_kernels::{par, BinaryOp, Table};
 use std::ops::Range;
 
@@ -84,7 +84,7 @@ const LANE_CHUNK: usize = 1024;
 
 /// The four value reductions that fold with an elementwise kernel.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Fold {
+pub(crate) enum Fold {
     Sum,
     Prod,
     Max,
@@ -508,7 +508,7 @@ fn empty_axis_error(op: &str, axis: isize, shape: &[usize]) -> Error {
     ))
 }
 
-fn fold_axis<T: Element>(
+pub(crate) fn fold_axis<T: Element>(
     a: ArrayView<'_, T>,
     axis: isize,
     keepdims: bool,
@@ -587,7 +587,7 @@ fn fold_run<T: Element>(a: &ArrayView<'_, T>, k: usize, fold: Fold, out: &mut [T
     }
 }
 
-fn arg_axis<T: Element>(
+pub(crate) fn arg_axis<T: Element>(
     a: ArrayView<'_, T>,
     axis: isize,
     keepdims: bool,
@@ -658,7 +658,53 @@ fn arg_run<T: Element>(a: &ArrayView<'_, T>, k: usize, max: bool, out: &mut [i64
     }
 }
 
-impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+/// [`mean_axis`](ArrayBase::mean_axis) of a float array: the sums divided by the
+/// axis length.
+pub(crate) fn mean_axis<T: Element>(
+    a: ArrayView<'_, T>,
+    axis: isize,
+    keepdims: bool,
+) -> Result<Array<T>> {
+    let mut s = fold_axis(a.view(), axis, keepdims, Fold::Sum)?;
+    let k = normalize_axis(axis, a.ndim())?;
+    let n = T::from_usize(a.shape()[k]).unwrap();
+    if let Some(out) = s.as_slice_mut() {
+        (T::table().div.assign_vs)(out, n);
+    }
+    Ok(s)
+}
+
+/// A reduction along `axis` for the element types without axis kernels (the
+/// integers and `bool`): `f` (a whole-array reduction) of each lane, in row-major
+/// order of the other axes. `empty` names an op that has no value on an empty axis
+/// (an error, as for the floats).
+pub(crate) fn lane_axis<T: Reduce, U: DType>(
+    a: ArrayView<'_, T>,
+    axis: isize,
+    keepdims: bool,
+    empty: Option<&str>,
+    f: impl Fn(&ArrayView<'_, T>) -> Result<U>,
+) -> Result<Array<U>> {
+    let k = normalize_axis(axis, a.ndim())?;
+    let shape = out_shape(a.shape(), k, keepdims);
+    if let (Some(op), 0) = (empty, a.shape()[k]) {
+        return Err(empty_axis_error(op, axis, a.shape()));
+    }
+    let lanes = a.lanes(axis)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(lanes.len()).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "cannot allocate a result of shape {}",
+            ShapeFmt(&shape)
+        ))
+    })?;
+    for lane in lanes {
+        out.push(f(&lane)?);
+    }
+    Array::from_shape_vec(&shape, out)
+}
+
+impl<T: Reduce, S: Data<Elem = T>> ArrayBase<S> {
     /// The sums along `axis` (negative counts from the end), NumPy's
     /// `sum(a, axis, keepdims=keepdims)`: the axis is removed, or kept with length 1
     /// under `keepdims`. An empty axis sums to `0`.
@@ -668,6 +714,8 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// count); along any other axis the rows are added in axis order (as NumPy's
     /// along such an axis), within `n·u·Σ|x|` (`u` = 2⁻⁵³ for `f64`, 2⁻²⁴ for
     /// `f32`). Exact on integer-valued data that fits the mantissa.
+    /// The integers and `bool` sum each lane in `i64` ([`Reduce::Acc`], wrapping as
+    /// NumPy's `int64`; a `bool` sum counts the `true`s).
     /// Errors with [`Error::AxisOutOfRange`] (a 0-D array has no axis).
     ///
     /// ```
@@ -677,10 +725,12 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert_eq!(a.sum_axis(-1, true)?.shape(), &[2, 1]);
     /// assert_eq!(a.sum_axis(-1, true)?.to_vec(), vec![6.0, 15.0]);
     /// assert!(a.sum_axis(2, false).is_err());
+    /// let b = Array::from_shape_vec(&[2, 2], vec![i32::MAX, 1, i32::MAX, 2])?;
+    /// assert_eq!(b.sum_axis(0, false)?.to_vec(), vec![2 * i32::MAX as i64, 3]);
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
-    pub fn sum_axis(&self, axis: isize, keepdims: bool) -> Result<Array<T>> {
-        fold_axis(self.view(), axis, keepdims, Fold::Sum)
+    pub fn sum_axis(&self, axis: isize, keepdims: bool) -> Result<Array<T::Acc>> {
+        T::fold_axis_of(self.view(), axis, keepdims, false)
     }
 
     /// The products along `axis`, as [`sum_axis`](Self::sum_axis); an empty axis
@@ -694,8 +744,8 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// assert_eq!(Array::<f64>::zeros(&[0, 2]).prod_axis(0, false)?.to_vec(), vec![1.0, 1.0]);
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
-    pub fn prod_axis(&self, axis: isize, keepdims: bool) -> Result<Array<T>> {
-        fold_axis(self.view(), axis, keepdims, Fold::Prod)
+    pub fn prod_axis(&self, axis: isize, keepdims: bool) -> Result<Array<T::Acc>> {
+        T::fold_axis_of(self.view(), axis, keepdims, true)
     }
 
     /// The means along `axis`: [`sum_axis`](Self::sum_axis) divided by the axis
@@ -706,16 +756,13 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// let a = Array::from_shape_vec(&[2, 2], vec![1.0, 2.0, 3.0, 6.0])?;
     /// assert_eq!(a.mean_axis(0, false)?.to_vec(), vec![2.0, 4.0]);
     /// assert!(Array::<f64>::zeros(&[0, 2]).mean_axis(0, false)?.to_vec()[0].is_nan());
+    /// // Integers give f64, as NumPy.
+    /// let b = Array::from_shape_vec(&[2, 2], vec![1u8, 2, 4, 255])?;
+    /// assert_eq!(b.mean_axis(0, false)?.to_vec(), vec![2.5, 128.5]);
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
-    pub fn mean_axis(&self, axis: isize, keepdims: bool) -> Result<Array<T>> {
-        let mut s = fold_axis(self.view(), axis, keepdims, Fold::Sum)?;
-        let k = normalize_axis(axis, self.ndim())?;
-        let n = T::from_usize(self.shape()[k]).unwrap();
-        if let Some(out) = s.as_slice_mut() {
-            (T::table().div.assign_vs)(out, n);
-        }
-        Ok(s)
+    pub fn mean_axis(&self, axis: isize, keepdims: bool) -> Result<Array<T::Mean>> {
+        T::mean_axis_of(self.view(), axis, keepdims)
     }
 
     /// The largest elements along `axis`: the first NaN along the axis if there is
@@ -736,7 +783,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
     pub fn max_axis(&self, axis: isize, keepdims: bool) -> Result<Array<T>> {
-        fold_axis(self.view(), axis, keepdims, Fold::Max)
+        T::extreme_axis_of(self.view(), axis, keepdims, true)
     }
 
     /// The smallest elements along `axis`: the first NaN if there is one, and `-0`
@@ -751,7 +798,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
     pub fn min_axis(&self, axis: isize, keepdims: bool) -> Result<Array<T>> {
-        fold_axis(self.view(), axis, keepdims, Fold::Min)
+        T::extreme_axis_of(self.view(), axis, keepdims, false)
     }
 
     /// The index along `axis` of the first largest element, or of the first NaN
@@ -762,10 +809,14 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// let a = Array::from_shape_vec(&[3, 2], vec![1.0, 5.0, 7.0, f64::NAN, 7.0, 9.0])?;
     /// assert_eq!(a.argmax_axis(0, false)?.to_vec(), vec![1i64, 1]);
     /// assert_eq!(a.argmax_axis(-1, true)?.shape(), &[3, 1]);
+    /// let b = Array::from_shape_vec(&[2, 3], vec![3i64, 9, 9, -1, -5, 0])?;
+    /// assert_eq!(b.argmax_axis(1, false)?.to_vec(), vec![1, 2]);
+    /// assert_eq!(b.max_axis(1, false)?.to_vec(), vec![9, 0]);
+    /// assert_eq!(b.min_axis(0, false)?.to_vec(), vec![-1, -5, 0]);
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
     pub fn argmax_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
-        arg_axis(self.view(), axis, keepdims, true)
+        T::arg_axis_of(self.view(), axis, keepdims, true)
     }
 
     /// The index along `axis` of the first smallest element, or of the first NaN.
@@ -779,7 +830,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
     /// # Ok::<(), ndsimd::Error>(())
     /// ```
     pub fn argmin_axis(&self, axis: isize, keepdims: bool) -> Result<Array<i64>> {
-        arg_axis(self.view(), axis, keepdims, false)
+        T::arg_axis_of(self.view(), axis, keepdims, false)
     }
 }
 

@@ -5,7 +5,8 @@
 //! copied to row-major order first (axis-aware, copy-free reductions come with
 //! the pool's drivers).
 
-use crate::array::{ArrayBase, Data};
+use super::axis;
+use crate::array::{Array, ArrayBase, ArrayView, Data};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::{Element, IntElement, Reduce};
 use ndsimd_kernels::{par, scalar};
@@ -206,6 +207,24 @@ macro_rules! float_reduce {
     ($($t:ty),*) => {$(
         impl Reduce for $t {
             type Acc = $t;
+            type Mean = $t;
+            fn mean_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> $t {
+                float::sum(a) / a.len() as $t
+            }
+            fn fold_axis_of(a: ArrayView<'_, $t>, axis: isize, keepdims: bool, prod: bool) -> Result<Array<$t>> {
+                let fold = if prod { axis::Fold::Prod } else { axis::Fold::Sum };
+                axis::fold_axis(a, axis, keepdims, fold)
+            }
+            fn mean_axis_of(a: ArrayView<'_, $t>, axis: isize, keepdims: bool) -> Result<Array<$t>> {
+                axis::mean_axis(a, axis, keepdims)
+            }
+            fn extreme_axis_of(a: ArrayView<'_, $t>, axis: isize, keepdims: bool, max: bool) -> Result<Array<$t>> {
+                let fold = if max { axis::Fold::Max } else { axis::Fold::Min };
+                axis::fold_axis(a, axis, keepdims, fold)
+            }
+            fn arg_axis_of(a: ArrayView<'_, $t>, axis: isize, keepdims: bool, max: bool) -> Result<Array<i64>> {
+                axis::arg_axis(a, axis, keepdims, max)
+            }
             fn sum_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> $t {
                 float::sum(a)
             }
@@ -268,10 +287,69 @@ mod int {
     }
 }
 
+macro_rules! lane_reduce {
+    ($t:ty) => {
+        type Mean = f64;
+        fn mean_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> f64 {
+            // As NumPy: each element as float64, then the float sum.
+            a.astype::<f64>().mean()
+        }
+        fn fold_axis_of(
+            a: ArrayView<'_, $t>,
+            axis: isize,
+            keepdims: bool,
+            prod: bool,
+        ) -> Result<Array<i64>> {
+            axis::lane_axis(a, axis, keepdims, None, |l| {
+                Ok(if prod {
+                    Self::prod_of(l)
+                } else {
+                    Self::sum_of(l)
+                })
+            })
+        }
+        fn mean_axis_of(a: ArrayView<'_, $t>, axis: isize, keepdims: bool) -> Result<Array<f64>> {
+            a.astype::<f64>().mean_axis(axis, keepdims)
+        }
+        fn extreme_axis_of(
+            a: ArrayView<'_, $t>,
+            axis: isize,
+            keepdims: bool,
+            max: bool,
+        ) -> Result<Array<$t>> {
+            let op = if max { "max" } else { "min" };
+            axis::lane_axis(a, axis, keepdims, Some(op), |l| {
+                if max {
+                    Self::max_of(l)
+                } else {
+                    Self::min_of(l)
+                }
+            })
+        }
+        fn arg_axis_of(
+            a: ArrayView<'_, $t>,
+            axis: isize,
+            keepdims: bool,
+            max: bool,
+        ) -> Result<Array<i64>> {
+            let op = if max { "argmax" } else { "argmin" };
+            axis::lane_axis(a, axis, keepdims, Some(op), |l| {
+                let i = if max {
+                    Self::argmax_of(l)
+                } else {
+                    Self::argmin_of(l)
+                }?;
+                Ok(i as i64)
+            })
+        }
+    };
+}
+
 macro_rules! int_reduce {
     ($($t:ty),*) => {$(
         impl Reduce for $t {
             type Acc = i64;
+            lane_reduce!($t);
             fn sum_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> i64 {
                 int::sum(a)
             }
@@ -299,6 +377,7 @@ int_reduce!(i32, i64, u8);
 /// true, `max` is `any`, `min` is `all` (both errors when empty).
 impl Reduce for bool {
     type Acc = i64;
+    lane_reduce!(bool);
     fn sum_of<S: Data<Elem = bool>>(a: &ArrayBase<S>) -> i64 {
         a.count_nonzero() as i64
     }
@@ -427,18 +506,22 @@ impl<T: Reduce, S: Data<Elem = T>> ArrayBase<S> {
     }
 }
 
-impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
+impl<T: Reduce, S: Data<Elem = T>> ArrayBase<S> {
     /// The arithmetic mean, `sum / n`; NaN for an empty array (NumPy's answer).
-    /// The sum is [`sum`](Self::sum)'s (same bits on every tier and thread count,
-    /// same bound), then one rounding for the division.
+    /// For floats the sum is [`sum`](Self::sum)'s (same bits on every tier and
+    /// thread count, same bound), then one rounding for the division. The integers
+    /// and `bool` give `f64`, as NumPy: each element converted to `f64`, then
+    /// summed as `f64` (so a mean of large `i64`s does not wrap as their `sum` does).
     ///
     /// ```
     /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0, 6.0]);
     /// assert_eq!(a.mean(), 3.0);
     /// assert!(ndsimd::Array::<f64>::zeros(&[0]).mean().is_nan());
+    /// assert_eq!(ndsimd::Array::from_vec(vec![1i32, 2]).mean(), 1.5);
+    /// assert_eq!(ndsimd::Array::from_vec(vec![i64::MAX, i64::MAX]).mean(), 9.223372036854776e18);
+    /// assert_eq!(ndsimd::Array::from_vec(vec![true, false, false, false]).mean(), 0.25);
     /// ```
-    pub fn mean(&self) -> T {
-        let n = T::from_usize(self.len()).unwrap();
-        self.sum() / n
+    pub fn mean(&self) -> T::Mean {
+        T::mean_of(self)
     }
 }

@@ -155,6 +155,39 @@ for sa, sb in [((0,), (0,)), ((9,), (9,)), ((3, 1), (4,)), ((2, 3, 33), (33,)), 
     result("count_nonzero", "bool", [x], np.array(np.count_nonzero(x), dtype=np.int64))
     result("sum", "bool", [x], np.array(np.sum(x), dtype=np.int64))
 
+# Axis reductions and means (after the cases above, so their files keep their
+# names): sums and products in int64, extremes in the element type, indices in
+# int64, means in float64; every axis of 2-D and 3-D arrays, an empty output and
+# ties. A case ``OP:AXIS``; max/min/arg only where the axis is not empty.
+for dt in INTS:
+    t = INTS[dt]
+    tie = np.array([3, 9, 1, 9, 9, 0, 1, 0], dtype=t).reshape(2, 4)
+    big = np.full((3, 300), np.iinfo(t).max, dtype=t)
+    for x in [ints(dt, (4, 6)), ints(dt, (2, 3, 5)), tie, big, ints(dt, (0, 3)), ints(dt, (7,))]:
+        for ax in range(-x.ndim, x.ndim):
+            result("sum_axis:%d" % ax, dt, [x], np.sum(x, axis=ax, dtype=np.int64))
+            result("prod_axis:%d" % ax, dt, [x], np.prod(x, axis=ax, dtype=np.int64))
+            if x.shape[ax] > 0:
+                result("max_axis:%d" % ax, dt, [x], np.max(x, axis=ax))
+                result("min_axis:%d" % ax, dt, [x], np.min(x, axis=ax))
+                result("argmax_axis:%d" % ax, dt, [x], np.argmax(x, axis=ax).astype(np.int64))
+                result("argmin_axis:%d" % ax, dt, [x], np.argmin(x, axis=ax).astype(np.int64))
+        # Means of values whose float64 sums are exact, so the bits are NumPy's
+        # whatever the summation order.
+        m = x if dt != "i64" else (x % 100000).astype(t)
+        result("mean", dt, [m], np.array(np.mean(m)))
+        for ax in range(-m.ndim, m.ndim):
+            result("mean_axis:%d" % ax, dt, [m], np.mean(m, axis=ax))
+for shape in [(3, 5), (2, 0), (4, 3, 2)]:
+    x = rng.random(shape) < 0.5
+    result("mean", "bool", [x], np.array(np.mean(x)))
+    for ax in range(-x.ndim, x.ndim):
+        result("sum_axis:%d" % ax, "bool", [x], np.sum(x, axis=ax, dtype=np.int64))
+        result("mean_axis:%d" % ax, "bool", [x], np.mean(x, axis=ax))
+        if x.shape[ax] > 0:
+            result("argmax_axis:%d" % ax, "bool", [x], np.argmax(x, axis=ax).astype(np.int64))
+            result("max_axis:%d" % ax, "bool", [x], np.max(x, axis=ax))
+
 # .npy files NumPy wrote, in every dtype, memory order and byte order.
 def values(dt):
     if dt in INTS:

@@ -1,4 +1,4 @@
-//! The operators `+ - * /`, unary `-` and `+= -= *= /=`, with an owned array, a
+//! The operators `+ - * / %`, unary `-` and `+= -= *= /=`, with an owned array, a
 //! borrowed one, a view by value or a scalar on either side. Each forwards to a
 //! method's path and panics with the message that method's `Err` carries (as the
 //! ndarray crate's operators do), so every spelling gives the method's bits:
@@ -18,7 +18,7 @@ use crate::array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut};
 use crate::dim::broadcast_shapes;
 use crate::error::Result;
 use crate::ops::operand::Operand;
-use crate::{Element, Numeric};
+use crate::{Element, IntElement, Numeric};
 use std::ops;
 
 /// The value, or a panic with the error's message (at the operator's caller).
@@ -245,3 +245,102 @@ impl<T: Element> ops::Neg for ArrayViewMut<'_, T> {
         ArrayBase::neg(&self)
     }
 }
+
+/// `%` on integer arrays: `self.rem(rhs)`, NumPy's `%` (the remainder takes the
+/// divisor's sign; a zero divisor gives 0). Every form allocates the result; panics
+/// with the method's error message when the shapes do not broadcast.
+///
+/// ```
+/// use ndsimd::Array;
+/// let a = Array::from_vec(vec![7i64, -7, 7, -7]);
+/// let b = Array::from_vec(vec![2i64, 2, -2, 0]);
+/// assert_eq!((&a % &b).to_vec(), vec![1, 1, -1, 0]);
+/// assert_eq!((&a % 3).to_vec(), vec![1, 2, 1, 2]);
+/// assert_eq!((10 % &b).to_vec(), vec![0, 0, 0, 0]);
+/// assert_eq!((a.view() % b).to_vec(), vec![1, 1, -1, 0]);
+/// ```
+impl<'b, S1: Data, S2: Data<Elem = S1::Elem>> ops::Rem<&'b ArrayBase<S2>> for &ArrayBase<S1>
+where
+    S1::Elem: IntElement,
+{
+    type Output = Array<S1::Elem>;
+    #[track_caller]
+    fn rem(self, rhs: &'b ArrayBase<S2>) -> Array<S1::Elem> {
+        or_panic(ArrayBase::rem(self, rhs))
+    }
+}
+
+/// As `&self % &rhs`.
+impl<S1: Data, S2: Data<Elem = S1::Elem>> ops::Rem<ArrayBase<S2>> for &ArrayBase<S1>
+where
+    S1::Elem: IntElement,
+{
+    type Output = Array<S1::Elem>;
+    #[track_caller]
+    fn rem(self, rhs: ArrayBase<S2>) -> Array<S1::Elem> {
+        or_panic(ArrayBase::rem(self, &rhs))
+    }
+}
+
+/// `self.rem(rhs)` with a scalar divisor; never fails.
+impl<T: IntElement, S: Data<Elem = T>> ops::Rem<T> for &ArrayBase<S> {
+    type Output = Array<T>;
+    #[track_caller]
+    fn rem(self, rhs: T) -> Array<T> {
+        or_panic(ArrayBase::rem(self, &Array::from_elem(&[], rhs)))
+    }
+}
+
+/// As `&self % &rhs` (an owned array or a view by value).
+impl<'b, T: IntElement, S: Data<Elem = T>, S2: Data<Elem = T>> ops::Rem<&'b ArrayBase<S2>>
+    for ArrayBase<S>
+{
+    type Output = Array<T>;
+    #[track_caller]
+    fn rem(self, rhs: &'b ArrayBase<S2>) -> Array<T> {
+        ops::Rem::rem(&self, rhs)
+    }
+}
+
+/// As `&self % &rhs`.
+impl<T: IntElement, S: Data<Elem = T>, S2: Data<Elem = T>> ops::Rem<ArrayBase<S2>>
+    for ArrayBase<S>
+{
+    type Output = Array<T>;
+    #[track_caller]
+    fn rem(self, rhs: ArrayBase<S2>) -> Array<T> {
+        ops::Rem::rem(&self, &rhs)
+    }
+}
+
+/// As `&self % rhs`.
+impl<T: IntElement, S: Data<Elem = T>> ops::Rem<T> for ArrayBase<S> {
+    type Output = Array<T>;
+    #[track_caller]
+    fn rem(self, rhs: T) -> Array<T> {
+        ops::Rem::rem(&self, rhs)
+    }
+}
+
+macro_rules! scalar_rem {
+    ($($t:ty)*) => {$(
+        /// The scalar divided by each element (`x % a`), a new array; never fails.
+        impl<S: Data<Elem = $t>> ops::Rem<&ArrayBase<S>> for $t {
+            type Output = Array<$t>;
+            #[track_caller]
+            fn rem(self, rhs: &ArrayBase<S>) -> Array<$t> {
+                or_panic(ArrayBase::rem(&Array::from_elem(&[], self), rhs))
+            }
+        }
+
+        /// As `self % &rhs`.
+        impl<S: Data<Elem = $t>> ops::Rem<ArrayBase<S>> for $t {
+            type Output = Array<$t>;
+            #[track_caller]
+            fn rem(self, rhs: ArrayBase<S>) -> Array<$t> {
+                ops::Rem::rem(self, &rhs)
+            }
+        }
+    )*};
+}
+scalar_rem!(i32 i64 u8);
