@@ -143,6 +143,21 @@ pub trait Element:
         threads: usize,
     );
     #[doc(hidden)]
+    /// [`ndsimd_kernels::gemm::gemm_in`] for this type.
+    #[allow(clippy::too_many_arguments)]
+    fn gemm_in(
+        alpha: Self,
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
+        beta: Self,
+        c: MatMut<'_, Self>,
+        threads: usize,
+        scratch: &mut [Self],
+    );
+    #[doc(hidden)]
+    /// [`ndsimd_kernels::gemm::gemm_scratch`] for this type.
+    fn gemm_scratch(m: usize, k: usize, n: usize, threads: usize) -> usize;
+    #[doc(hidden)]
     /// [`ndsimd_kernels::gemm::gemv`] for this type.
     fn gemv(
         alpha: Self,
@@ -218,6 +233,20 @@ macro_rules! float_dtype {
                 threads: usize,
             ) {
                 ndsimd_kernels::gemm::gemm(alpha, a, b, beta, c, threads)
+            }
+            fn gemm_in(
+                alpha: $t,
+                a: MatRef<'_, $t>,
+                b: MatRef<'_, $t>,
+                beta: $t,
+                c: MatMut<'_, $t>,
+                threads: usize,
+                scratch: &mut [$t],
+            ) {
+                ndsimd_kernels::gemm::gemm_in(alpha, a, b, beta, c, threads, scratch)
+            }
+            fn gemm_scratch(m: usize, k: usize, n: usize, threads: usize) -> usize {
+                ndsimd_kernels::gemm::gemm_scratch::<$t>(m, k, n, threads)
             }
             fn gemv(
                 alpha: $t,

@@ -54,6 +54,7 @@ pub use error::{Error, Result};
 pub use info::{info, Info};
 pub use ndsimd_kernels::pool::{num_threads, set_num_threads, with_threads};
 pub use ops::closures::IterMut;
+pub use ops::linalg::matmul_scratch;
 pub use ops::manip::{concatenate, hstack, stack, vstack};
 pub use ops::select::where_;
 pub use ops::{IntoOperand, Operand};

@@ -209,6 +209,67 @@ fn chains(failures: &mut Vec<String>) {
     black_box((total, wtotal, wflags));
 }
 
+/// `ws.matmul` in a workspace of exactly `matmul_scratch` bytes plus the result's,
+/// 1000 times from the first call on, on a thread whose own packing buffers start
+/// empty: no allocation at all (the packing lives in the workspace, on every path
+/// that packs: the direct path's copy of B, the narrow and the blocked forms), and
+/// every result the bits of the allocating `matmul`.
+fn workspace_matmul<T: ndsimd::Element>(
+    (m, k, n): (usize, usize, usize),
+    b_offset: usize,
+    failures: &mut Vec<String>,
+) {
+    let a = Array::from_shape_vec(
+        &[m, k],
+        (0..m * k)
+            .map(|i| T::from((i % 13) as f32 - 6.0).unwrap())
+            .collect(),
+    )
+    .unwrap();
+    // B as a column slice of a wider array: its rows start `b_offset` in, at a
+    // stride of `n + b_offset`.
+    let wide = n + b_offset;
+    let raw = Array::from_shape_vec(
+        &[k, wide],
+        (0..k * wide)
+            .map(|i| T::from((i % 7) as f32 * 0.25 - 0.5).unwrap())
+            .collect(),
+    )
+    .unwrap();
+    let b = raw.slice(s![.., b_offset..]).unwrap();
+    let want = a.matmul(&b).unwrap();
+    let scratch = ndsimd::matmul_scratch::<T>(m, k, n);
+    let result = (m * n * size_of::<T>()).next_multiple_of(64);
+    let name = format!(
+        "ws.matmul {m}x{k}x{n} {} (scratch {scratch} bytes)",
+        std::any::type_name::<T>()
+    );
+    let (allocs, same) = std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut ws = Workspace::with_capacity(scratch + result);
+            let mut same = true;
+            let before = ALLOCS.load(SeqCst);
+            for _ in 0..1000 {
+                {
+                    let c = ws.matmul(&a, &b).unwrap();
+                    same &= c
+                        .iter()
+                        .zip(want.iter())
+                        .all(|(x, y)| x.integer_decode() == y.integer_decode());
+                }
+                ws.reset();
+            }
+            (ALLOCS.load(SeqCst) - before, same)
+        })
+        .join()
+        .unwrap()
+    });
+    println!("{name}: {allocs} allocations in 1000 calls, same bits: {same}");
+    if allocs != 0 || !same {
+        failures.push(format!("{name}: {allocs} allocations, same bits: {same}"));
+    }
+}
+
 fn main() {
     // Every pool helper started first (a new thread allocates as it starts, on
     // itself, some time after the spawn): each of two chunks waits until both
@@ -228,6 +289,12 @@ fn main() {
     let mut failures = Vec::new();
     views(&mut failures);
     chains(&mut failures);
+    // The direct path copying B to aligned rows (one thread: below the parallel
+    // size; rows of 10 off the line), the narrow form, the blocked form, f32.
+    workspace_matmul::<f64>((100, 100, 10), 1, &mut failures);
+    workspace_matmul::<f64>((96, 300, 200), 0, &mut failures);
+    workspace_matmul::<f64>((700, 500, 600), 0, &mut failures);
+    workspace_matmul::<f32>((640, 700, 300), 3, &mut failures);
     assert!(
         failures.is_empty(),
         "allocated after warm-up:\n{}",

@@ -307,12 +307,15 @@ fn matmul_batch<T: Element>(
 /// (`false`, nothing done, when they do not: the general path then says why): no
 /// batch to broadcast, so none of [`matmul_shape`]'s shapes and [`layout`]'s
 /// strides to build: that work was a third of a 16³ call (docs/design.md#structure).
-fn matmul_2d<T: Element>(
+/// The packing goes to `scratch` when it holds [`matmul_scratch`] bytes (a
+/// workspace's), else to the thread's buffers.
+pub(crate) fn matmul_2d<T: Element>(
     alpha: T,
     a: &ArrayBase<impl Data<Elem = T>>,
     b: &ArrayBase<impl Data<Elem = T>>,
     beta: T,
     out: &mut ArrayBase<impl DataMut<Elem = T>>,
+    scratch: &mut [T],
 ) -> bool {
     let (sa, sb, so) = (a.shape(), b.shape(), out.shape());
     if sa.len() != 2 || sb.len() != 2 || so.len() != 2 {
@@ -331,8 +334,45 @@ fn matmul_2d<T: Element>(
     let offset = out.offset;
     let cm = MatMut::new(out.data.storage_mut(), offset, m, n, rs, cs)
         .expect("in bounds and not overlapping: a writable array's layout");
-    T::gemm(alpha, am, bm, beta, cm, pool::current_num_threads());
+    T::gemm_in(
+        alpha,
+        am,
+        bm,
+        beta,
+        cm,
+        pool::current_num_threads(),
+        scratch,
+    );
     true
+}
+
+/// Bytes of scratch that let an `m x k` by `k x n` product of `T` (as
+/// [`Workspace::matmul`](crate::Workspace::matmul) runs it) pack without any other
+/// memory, on the pool's current number of threads, whatever the operands'
+/// layouts: with the result's bytes, what
+/// [`Workspace::with_capacity`](crate::Workspace::with_capacity) needs for a loop
+/// of such products to allocate nothing, ever (faer's `*_scratch()` queries, in
+/// one number). A multiple of 64; 0 for products that pack nothing (every side at
+/// most 32, or vectors). Without a workspace, products pack into buffers each
+/// thread keeps, bounded by the cache blocking (docs/design.md#workspace).
+///
+/// ```
+/// use ndsimd::{matmul_scratch, Array, Workspace};
+/// let (m, k, n) = (200, 150, 100);
+/// let a = Array::<f64>::ones(&[m, k]);
+/// let b = Array::<f64>::ones(&[k, n]);
+/// let mut ws = Workspace::with_capacity(matmul_scratch::<f64>(m, k, n) + m * n * 8);
+/// let before = ws.allocated_bytes();
+/// for _ in 0..3 {
+///     assert_eq!(ws.matmul(&a, &b)?.to_vec(), vec![150.0; m * n]);
+///     ws.reset();
+/// }
+/// assert_eq!(ws.allocated_bytes(), before); // the workspace never grew
+/// assert_eq!(matmul_scratch::<f64>(8, 8, 8), 0);
+/// # Ok::<(), ndsimd::Error>(())
+/// ```
+pub fn matmul_scratch<T: Element>(m: usize, k: usize, n: usize) -> usize {
+    T::gemm_scratch(m, k, n, pool::current_num_threads())
 }
 
 /// `a @ b` into a new array (`op` names the caller in errors): 2-D operands through
@@ -345,7 +385,7 @@ fn product_new<T: Element>(
     if let ([m, k], [kb, n]) = (a.shape(), b.shape()) {
         if k == kb {
             let mut out = Array::try_zeros(&[*m, *n])?;
-            if matmul_2d(T::one(), a, b, T::zero(), &mut out) {
+            if matmul_2d(T::one(), a, b, T::zero(), &mut out, &mut []) {
                 return Ok(out);
             }
         }
@@ -416,7 +456,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         beta: T,
         out: &mut ArrayBase<impl DataMut<Elem = T>>,
     ) -> Result<()> {
-        if matmul_2d(alpha, self, rhs, beta, out) {
+        if matmul_2d(alpha, self, rhs, beta, out, &mut []) {
             return Ok(());
         }
         let s = matmul_shape("matmul", self.shape(), rhs.shape())?;

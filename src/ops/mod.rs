@@ -9,7 +9,7 @@ pub(crate) mod engine;
 mod fma;
 mod integer;
 mod into;
-mod linalg;
+pub(crate) mod linalg;
 mod logic;
 pub(crate) mod manip;
 mod math;

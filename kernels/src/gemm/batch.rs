@@ -5,7 +5,7 @@
 //! split itself.
 
 use super::mat::{in_bounds_axes, overlaps};
-use super::{driver, path, GemmElement, Tuning};
+use super::{driver, path, scratch, GemmElement, Tuning};
 use crate::Tier;
 
 /// A batch of matrices in one slice: product `q` (row-major over `batch`, the
@@ -290,7 +290,17 @@ pub fn gemm_batch_with_tier<T: GemmElement>(
             // borrowed for the call (C mutably); product `q`'s views start at the
             // offsets `walk` gives; each product is run by one chunk only; `kern`
             // exists only when the CPU has its tier.
-            unsafe { driver::gemm(kern, &tuning, (m, n, k), (alpha, beta), (pa, pb, pc), inner) };
+            unsafe {
+                driver::gemm(
+                    kern,
+                    &tuning,
+                    (m, n, k),
+                    (alpha, beta),
+                    (pa, pb, pc),
+                    inner,
+                    scratch::Lent::NONE,
+                )
+            };
         });
     };
     let threads = threads.min(crate::pool::current_num_threads()).max(1);

@@ -19,11 +19,12 @@
 
 use super::kernel::LINE;
 use super::mat::{Raw, RawMut};
-use super::nest::{Nest, TILE_MAX};
+use super::nest::{self as nest_mod, Nest, TILE_MAX};
 use super::pack::{self, Src};
 use super::path::{self, Direct, Packed, Path};
+use super::scratch::{self, Lent};
 use super::table::Kernel;
-use super::{scratch, small, GemmElement, Tuning};
+use super::{small, GemmElement, Tuning};
 use crate::pool;
 
 /// The blocked form's row bands cut to at least `mc` rows each while that leaves a
@@ -63,7 +64,8 @@ unsafe impl<T: Send> Send for Shared<T> {}
 unsafe impl<T: Send> Sync for Shared<T> {}
 
 /// `C = alpha * A * B + beta * C` for an `m x k` A, `k x n` B: everything after the
-/// shape checks, on the path [`path::choose`] picks.
+/// shape checks, on the path [`path::choose`] picks, its packing in `lent` when that
+/// holds what the path needs (else in the thread's buffers).
 ///
 /// # Safety
 /// `a`, `b`, `c` are checked views of those shapes (every element in bounds, distinct
@@ -76,6 +78,7 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
     (alpha, beta): (T, T),
     (a, b, c): (Raw<T>, Raw<T>, RawMut<T>),
     threads: usize,
+    lent: Lent<T>,
 ) {
     let volume = m.saturating_mul(n).saturating_mul(k);
     let threads = path::threads(tuning, volume, threads);
@@ -98,16 +101,16 @@ pub(crate) unsafe fn gemm<T: GemmElement>(
         // SAFETY: the caller's views, of these shapes.
         Path::Small => unsafe { small::gemm((m, n, k), alpha, a, b, beta, c) },
         // SAFETY: the caller's views in the direct form (B's and C's rows contiguous).
-        Path::Direct(d) => unsafe { direct(kern, k, d, (alpha, beta), threads) },
+        Path::Direct(d) => unsafe { direct(kern, k, d, (alpha, beta), threads, lent) },
         Path::Narrow(p) => {
             let nest = nest(kern, tuning, &p, alpha);
             // SAFETY: the caller's views (transposed together or not), as `nest` holds.
-            unsafe { narrow(&nest, &p, k, beta, threads) }
+            unsafe { narrow(&nest, &p, k, beta, threads, lent) }
         }
         Path::Blocked(p) => {
             let nest = nest(kern, tuning, &p, alpha);
             // SAFETY: as for the narrow form.
-            unsafe { blocked(&nest, &p, k, beta, threads) }
+            unsafe { blocked(&nest, &p, k, beta, threads, lent) }
         }
     }
 }
@@ -131,8 +134,9 @@ fn nest<T: GemmElement>(
     }
 }
 
-/// The direct path: B first copied to line-aligned rows when `d.align_b` (the
-/// calling thread's scratch, read by every worker), then [`direct_run`].
+/// The direct path: B first copied to line-aligned rows when `d.align_b` (into
+/// `lent`, or the calling thread's scratch, read by every worker), then
+/// [`direct_run`].
 ///
 /// # Safety
 /// As [`gemm`], with `d` the views in the direct form.
@@ -142,6 +146,7 @@ unsafe fn direct<T: GemmElement>(
     d: Direct<T>,
     (alpha, beta): (T, T),
     threads: usize,
+    lent: Lent<T>,
 ) {
     let Direct {
         m,
@@ -171,26 +176,60 @@ unsafe fn direct<T: GemmElement>(
     if !align_b {
         return run(b);
     }
-    scratch::with(&scratch::PACK_B, |buf| {
-        let ld = n.next_multiple_of(LINE / size_of::<T>().max(1));
-        let to = buf.elements::<T>(k * ld);
+    let ld = direct_ld::<T>(n);
+    // The copy is as big as B: past the blocked form's B block (what any other
+    // product keeps in the thread's buffer) it is freed, so a thread does not hold
+    // it for good.
+    let blk = super::block::Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
+    let keep = blk.kc * blk.nc * size_of::<T>();
+    scratch::lent_or(lent, &scratch::PACK_B, k * ld, keep, |to, _| {
         for p in 0..k {
             // SAFETY: row `p` of B has `n` elements with unit stride (or is one
             // element long), as `direct_form` checked; `to` holds `k * ld` elements
-            // with `ld >= n`, a buffer of this thread that no view of the caller's
-            // overlaps.
+            // with `ld >= n`, a buffer of this thread or lent for the call (borrowed
+            // mutably apart from the views), so no view of the caller's overlaps it.
             unsafe { core::ptr::copy_nonoverlapping(b.at(p, 0), to.add(p * ld), n) };
         }
         run(Raw {
             ptr: to.cast_const(),
             rs: ld as isize,
             cs: 1,
-        });
-        // The copy is as big as B: past the blocked form's B block (what any other
-        // product keeps here) it is freed, so a thread does not hold it for good.
-        let blk = super::block::Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
-        buf.trim(blk.kc * blk.nc * size_of::<T>());
+        })
     })
+}
+
+/// The row stride, in elements, of the direct path's line-aligned copy of B's
+/// `n`-element rows.
+fn direct_ld<T>(n: usize) -> usize {
+    n.next_multiple_of(LINE / size_of::<T>().max(1))
+}
+
+/// The most scratch, in elements, a product of this shape takes on `threads`
+/// threads whatever its operands' layouts ([`path::needs`]): what [`gemm`]'s
+/// `lent` must hold for the product to use nothing else.
+pub(crate) fn scratch_len<T: GemmElement>(
+    kern: &Kernel<T>,
+    tuning: &Tuning,
+    (m, n, k): (usize, usize, usize),
+    threads: usize,
+) -> usize {
+    let volume = m.saturating_mul(n).saturating_mul(k);
+    let threads = path::threads(tuning, volume, threads);
+    let parts = slot_count(threads);
+    path::needs(kern, tuning, (m, n, k), threads)
+        .map(|need| match need {
+            path::Need::DirectCopy { k, n } => scratch::piece_len::<T>(k * direct_ld::<T>(n)),
+            path::Need::Narrow { m, blk } => {
+                let per = nest_mod::narrow_len(kern.mr, kern.nr, m, blk.kc);
+                scratch::slots_layout::<T>(parts, per).1
+            }
+            path::Need::Blocked { blk } => {
+                scratch::piece_len::<T>(blk.kc * blk.nc)
+                    + scratch::slots_layout::<T>(parts, blk.mc * blk.kc + TILE_MAX).1
+            }
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The direct path's run over the pool: C's rows in `chunks` bands of whole register
@@ -247,15 +286,22 @@ unsafe fn direct_run<T: GemmElement>(
 ///
 /// # Safety
 /// As [`gemm`], with `nest` and `p` holding the views the product runs on.
-unsafe fn narrow<T: GemmElement>(nest: &Nest<T>, p: &Packed<T>, k: usize, beta: T, threads: usize) {
+unsafe fn narrow<T: GemmElement>(
+    nest: &Nest<T>,
+    p: &Packed<T>,
+    k: usize,
+    beta: T,
+    threads: usize,
+    lent: Lent<T>,
+) {
     // A number no other product gets, naming this one's packed A blocks.
     static PRODUCTS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
     let product = PRODUCTS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
     let (blk, n) = (p.blk, p.n);
     let n_tiles = n.div_ceil(nest.kern.nr);
     let bands = bands(n_tiles, threads, p.bands_per_thread);
-    scratch::with(&scratch::PARTS, |buf| {
-        let slots = buf.slots::<T>(slot_count(threads), nest.narrow_len(blk.kc));
+    let per = nest.narrow_len(blk.kc);
+    scratch::slots_or(lent, slot_count(threads), per, |slots| {
         for pc in (0..k).step_by(blk.kc) {
             let kcb = blk.kc.min(k - pc);
             let beta = if pc == 0 { beta } else { T::ONE };
@@ -273,8 +319,8 @@ unsafe fn narrow<T: GemmElement>(nest: &Nest<T>, p: &Packed<T>, k: usize, beta: 
     });
 }
 
-/// The blocked form's scratch (B's packed block, the workers' A slots) and loop 5:
-/// `NC` columns of B and C at a time.
+/// The blocked form's scratch (B's packed block, the workers' A slots; from `lent`
+/// where it holds them) and loop 5: `NC` columns of B and C at a time.
 ///
 /// # Safety
 /// As [`narrow`].
@@ -284,20 +330,27 @@ unsafe fn blocked<T: GemmElement>(
     k: usize,
     beta: T,
     threads: usize,
+    lent: Lent<T>,
 ) {
     let blk = p.blk;
-    scratch::with(&scratch::PACK_B, |buf| {
-        let bbuf = Shared(buf.elements::<T>(blk.kc * blk.nc));
-        scratch::with(&scratch::PARTS, |parts| {
-            let slots = parts.slots::<T>(slot_count(threads), blk.mc * blk.kc + TILE_MAX);
-            for jc in (0..p.n).step_by(blk.nc) {
-                let ncb = blk.nc.min(p.n - jc);
-                // SAFETY: `bbuf` holds `kc * nc` elements, `slots` a slot per
-                // participant of `mc * kc + TILE_MAX`; the rest is the caller's.
-                unsafe { k_blocks(nest, p, k, (jc, ncb), beta, threads, bbuf, &slots) };
-            }
-        });
-    });
+    let per = blk.mc * blk.kc + TILE_MAX;
+    scratch::lent_or(
+        lent,
+        &scratch::PACK_B,
+        blk.kc * blk.nc,
+        usize::MAX,
+        |b, rest| {
+            let bbuf = Shared(b);
+            scratch::slots_or(rest, slot_count(threads), per, |slots| {
+                for jc in (0..p.n).step_by(blk.nc) {
+                    let ncb = blk.nc.min(p.n - jc);
+                    // SAFETY: `bbuf` holds `kc * nc` elements, `slots` a slot per
+                    // participant of `mc * kc + TILE_MAX`; the rest is the caller's.
+                    unsafe { k_blocks(nest, p, k, (jc, ncb), beta, threads, bbuf, slots) };
+                }
+            });
+        },
+    );
 }
 
 /// Loop 4: for each `KC` block of k, B's `kcb x ncb` block at `(pc, jc)` packed by all

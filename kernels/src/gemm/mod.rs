@@ -154,6 +154,69 @@ pub fn gemm_with_tier<T: GemmElement>(
     gemm_tuned(tier, &Tuning::default(), alpha, a, b, beta, c, threads)
 }
 
+/// Bytes of scratch [`gemm_in`] needs for an `m x k` by `k x n` product on up to
+/// `threads` participants (capped at the pool's size now) so that its packing uses
+/// nothing but that scratch, whatever the operands' layouts: the most any path the
+/// product may take asks (faer's `*_scratch() -> StackReq` in one number). A
+/// multiple of 64; 0 for products that pack nothing (every side at most 32).
+///
+/// ```
+/// use ndsimd_kernels::gemm::gemm_scratch;
+/// assert_eq!(gemm_scratch::<f64>(16, 16, 16, 1), 0);
+/// let big = gemm_scratch::<f64>(300, 300, 300, 1);
+/// assert!(big > 0 && big % 64 == 0);
+/// ```
+pub fn gemm_scratch<T: GemmElement>(m: usize, k: usize, n: usize, threads: usize) -> usize {
+    let kern = T::kernel(active_tier()).expect("the active tier is always available");
+    driver::scratch_len(kern, &Tuning::default(), (m, n, k), threads) * size_of::<T>()
+}
+
+/// [`gemm`] packing into `scratch` (the caller's memory, a workspace's slot)
+/// instead of the thread's own buffers: with at least [`gemm_scratch`] bytes
+/// starting on a 64-byte line, the product allocates nothing and leaves the
+/// thread's buffers as they were; with less (the pool grew since it was sized),
+/// or misaligned, it packs where [`gemm`] does. The same bits as [`gemm`].
+/// What is left in `scratch` afterwards is unspecified (packed operands).
+///
+/// Under the `rayon` feature the pool's other threads have no slot of their own
+/// in `scratch` and pack into their thread's buffers.
+///
+/// ```
+/// use ndsimd_kernels::gemm::{gemm, gemm_in, gemm_scratch, MatMut, MatRef};
+/// let (m, k, n) = (100, 80, 90);
+/// let a: Vec<f64> = (0..m * k).map(|i| (i % 7) as f64).collect();
+/// let b: Vec<f64> = (0..k * n).map(|i| (i % 5) as f64).collect();
+/// let (am, bm) = (MatRef::new(&a, 0, m, k, k as isize, 1).unwrap(), MatRef::new(&b, 0, k, n, n as isize, 1).unwrap());
+/// #[repr(align(64))]
+/// struct Line([f64; 8]);
+/// let mut lines: Vec<Line> = (0..gemm_scratch::<f64>(m, k, n, 1) / 64).map(|_| Line([0.0; 8])).collect();
+/// // SAFETY (of the example): `Line` is 8 f64 with no padding.
+/// let scratch = unsafe { std::slice::from_raw_parts_mut(lines.as_mut_ptr().cast::<f64>(), lines.len() * 8) };
+/// let (mut c1, mut c2) = (vec![0.0; m * n], vec![0.0; m * n]);
+/// gemm_in(1.0, am, bm, 0.0, MatMut::new(&mut c1, 0, m, n, n as isize, 1).unwrap(), 1, scratch);
+/// gemm(1.0, am, bm, 0.0, MatMut::new(&mut c2, 0, m, n, n as isize, 1).unwrap(), 1);
+/// assert_eq!(c1, c2);
+/// ```
+pub fn gemm_in<T: GemmElement>(
+    alpha: T,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    beta: T,
+    c: MatMut<'_, T>,
+    threads: usize,
+    scratch: &mut [T],
+) {
+    let done = gemm_run(
+        active_tier(),
+        &Tuning::default(),
+        (alpha, beta),
+        (a, b, c),
+        threads,
+        scratch::Lent::new(scratch),
+    );
+    debug_assert!(done.is_some(), "the active tier is always available");
+}
+
 internal! {
 /// Overrides of the driver's choices, for tests and benchmarks only (not a stable
 /// interface): `None` keeps the default.
@@ -343,8 +406,21 @@ pub fn gemm_tuned<T: GemmElement>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     beta: T,
-    mut c: MatMut<'_, T>,
+    c: MatMut<'_, T>,
     threads: usize,
+) -> Option<()> {
+    gemm_run(tier, tuning, (alpha, beta), (a, b, c), threads, scratch::Lent::NONE)
+}
+}
+
+/// [`gemm_tuned`] packing into `lent` where it holds what the product needs.
+fn gemm_run<T: GemmElement>(
+    tier: Tier,
+    tuning: &Tuning,
+    (alpha, beta): (T, T),
+    (a, b, mut c): (MatRef<'_, T>, MatRef<'_, T>, MatMut<'_, T>),
+    threads: usize,
+    lent: scratch::Lent<T>,
 ) -> Option<()> {
     assert!(
         a.cols == b.rows && c.rows == a.rows && c.cols == b.cols,
@@ -370,8 +446,8 @@ pub fn gemm_tuned<T: GemmElement>(
             (alpha, beta),
             (ra, rb, rc),
             threads,
+            lent,
         )
     };
     Some(())
-}
 }

@@ -19,6 +19,12 @@ pub(crate) const TILE_MAX: usize = 512;
 /// as its few tiles' arithmetic (docs/design.md#packing-and-prefetch).
 pub(crate) const B_IN_PLACE_PANELS: usize = 4;
 
+/// The narrow form's scratch per thread for `m` rows of A `kcb` deep on `mr x nr`
+/// tiles: A's packed block, one B panel, the edge tile.
+pub(crate) fn narrow_len(mr: usize, nr: usize, m: usize, kcb: usize) -> usize {
+    m.div_ceil(mr) * mr * kcb + nr * kcb + TILE_MAX
+}
+
 /// What every band of one product shares.
 pub(crate) struct Nest<T: 'static> {
     pub kern: &'static Kernel<T>,
@@ -268,8 +274,7 @@ impl<T: GemmElement> Nest<T> {
     /// The elements the narrow form packs into for a k-block `kcb` deep: A's whole
     /// block, one panel of B, an edge tile.
     pub(crate) fn narrow_len(&self, kcb: usize) -> usize {
-        let (mr, nr) = (self.kern.mr, self.kern.nr);
-        self.m.div_ceil(mr) * mr * kcb + nr * kcb + TILE_MAX
+        narrow_len(self.kern.mr, self.kern.nr, self.m, kcb)
     }
 
     /// The narrow form, for products whose whole `m x KC` block of A fits in half of

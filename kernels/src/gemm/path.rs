@@ -165,19 +165,10 @@ pub(crate) fn choose<T: GemmElement>(
     let volume = m.saturating_mul(n).saturating_mul(k);
     let derived = Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
     // The direct path sums every element as the packed path does, so the layouts may
-    // decide it. It needs rows that hold a whole vector; it takes small products, and
-    // any k when C has at most one register block of columns, or two and few rows.
-    let [dr, dw] = kern.direct_tile;
-    let form = direct_form(m, n, a, b, c).filter(|&(fm, fn_, ..)| {
-        let narrow = fn_ <= dw || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr);
-        let default = tuning.small_path.is_none()
-            && volume > SMALL_MAX
-            && fn_ >= kern.lanes
-            && ((volume.saturating_mul(size_of::<T>()) <= kern.direct_max[0]
-                && fm.max(fn_) <= kern.direct_max[1])
-                || narrow);
-        tuning.direct_path.unwrap_or(default)
-    });
+    // decide it ([`direct_takes`]).
+    let dw = kern.direct_tile[1];
+    let form = direct_form(m, n, a, b, c)
+        .filter(|&(fm, fn_, ..)| direct_takes(kern, tuning, volume, fm, fn_));
     if let Some((m, n, a, b, c)) = form {
         let kc = block::depth(k, tuning.kc.unwrap_or(derived.kc));
         let strip = k.saturating_mul(n.min(dw)).saturating_mul(size_of::<T>());
@@ -187,7 +178,7 @@ pub(crate) fn choose<T: GemmElement>(
         let misaligned = || (0..k.min(2)).any(|p| !(b.at(p, 0) as usize).is_multiple_of(LINE));
         let align_b = tuning
             .direct_align_b
-            .unwrap_or_else(|| threads == 1 && m >= DIRECT_ALIGN_B_ROWS && n > 1 && misaligned());
+            .unwrap_or_else(|| may_align_b(threads, m, n) && misaligned());
         return Path::Direct(Direct {
             m,
             n,
@@ -209,19 +200,9 @@ pub(crate) fn choose<T: GemmElement>(
     } else {
         (m, n, a, b, c)
     };
-    let (mr, nr) = (kern.mr, kern.nr);
-    let blk = Blocking {
-        kc: tuning.kc.unwrap_or(derived.kc),
-        mc: tuning.mc.map_or(derived.mc, |mc| mc.next_multiple_of(mr)),
-        nc: tuning.nc.map_or(derived.nc, |nc| nc.next_multiple_of(nr)),
-    }
-    .fit(m, n, k, mr, nr);
+    let blk = packed_blocking(kern, tuning, derived, (m, n, k));
     let cache = crate::cache_info();
-    let a_block = m * blk.kc * size_of::<T>();
-    let narrow = tuning.narrow.unwrap_or(
-        a_block <= cache.l2 / 2
-            || (cache.l3 <= NEAR_L3_MAX && a_block * threads <= cache.l3 / NARROW_L3_PART),
-    );
+    let narrow = narrow_takes::<T>(tuning, m, blk.kc, threads);
     // The operand streamed once: B in the narrow form, A in the blocked one.
     let streamed = if narrow { k * n } else { m * k };
     let packed = Packed {
@@ -242,6 +223,108 @@ pub(crate) fn choose<T: GemmElement>(
     } else {
         Path::Blocked(packed)
     }
+}
+
+/// Whether the direct path takes a product of `volume` multiply-adds in its form
+/// `fm x fn_` (B's and C's rows contiguous): small products, and any k when C has
+/// at most one register block of columns, or two and few rows.
+fn direct_takes<T>(
+    kern: &Kernel<T>,
+    tuning: &Tuning,
+    volume: usize,
+    fm: usize,
+    fn_: usize,
+) -> bool {
+    let [dr, dw] = kern.direct_tile;
+    let narrow = fn_ <= dw || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr);
+    let default = tuning.small_path.is_none()
+        && volume > SMALL_MAX
+        && fn_ >= kern.lanes
+        && ((volume.saturating_mul(size_of::<T>()) <= kern.direct_max[0]
+            && fm.max(fn_) <= kern.direct_max[1])
+            || narrow);
+    tuning.direct_path.unwrap_or(default)
+}
+
+/// Whether the direct path, by default, copies B (`m x n` in its form) to
+/// line-aligned rows when they are not ([`DIRECT_ALIGN_B_ROWS`]).
+fn may_align_b(threads: usize, m: usize, n: usize) -> bool {
+    threads == 1 && m >= DIRECT_ALIGN_B_ROWS && n > 1
+}
+
+/// The packed path's blocks for an `m x n x k` product in the form it runs
+/// (`derived` from the caches, `tuning`'s overrides, fitted to the product).
+fn packed_blocking<T>(
+    kern: &Kernel<T>,
+    tuning: &Tuning,
+    derived: Blocking,
+    (m, n, k): (usize, usize, usize),
+) -> Blocking {
+    let (mr, nr) = (kern.mr, kern.nr);
+    Blocking {
+        kc: tuning.kc.unwrap_or(derived.kc),
+        mc: tuning.mc.map_or(derived.mc, |mc| mc.next_multiple_of(mr)),
+        nc: tuning.nc.map_or(derived.nc, |nc| nc.next_multiple_of(nr)),
+    }
+    .fit(m, n, k, mr, nr)
+}
+
+/// Whether the packed path takes its narrow form for `m` rows of A `kc` deep
+/// ([`NARROW_L3_PART`]).
+fn narrow_takes<T>(tuning: &Tuning, m: usize, kc: usize, threads: usize) -> bool {
+    let cache = crate::cache_info();
+    let a_block = m * kc * size_of::<T>();
+    tuning.narrow.unwrap_or(
+        a_block <= cache.l2 / 2
+            || (cache.l3 <= NEAR_L3_MAX && a_block * threads <= cache.l3 / NARROW_L3_PART),
+    )
+}
+
+/// What a product may ask of scratch on some path ([`needs`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Need {
+    /// The direct path's line-aligned copy of a `k x n` B.
+    DirectCopy { k: usize, n: usize },
+    /// The narrow form, `m` rows of A.
+    Narrow { m: usize, blk: Blocking },
+    /// The blocked form.
+    Blocked { blk: Blocking },
+}
+
+/// Every scratch request a product of this shape on `threads` threads (as
+/// [`threads`] gives) could make, whatever its operands' layouts (which decide
+/// between the direct form and the packed one, and which of the two orientations
+/// each runs): the most of these bounds what [`choose`]'s path takes.
+pub(crate) fn needs<'t, T: GemmElement>(
+    kern: &'t Kernel<T>,
+    tuning: &'t Tuning,
+    (m, n, k): (usize, usize, usize),
+    threads: usize,
+) -> impl Iterator<Item = Need> + 't {
+    let none = m == 0 || n == 0 || k == 0;
+    let tiny = m.max(n).max(k) <= SMALL_SIDE
+        && tuning.direct_path != Some(true)
+        && tuning.small_path != Some(false);
+    let volume = m.saturating_mul(n).saturating_mul(k);
+    let packed = !tuning.small_path.unwrap_or(volume <= SMALL_MAX);
+    let derived = Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
+    let live = !(none || tiny);
+    [(m, n), (n, m)].into_iter().flat_map(move |(fm, fn_)| {
+        let copy = tuning
+            .direct_align_b
+            .unwrap_or_else(|| may_align_b(threads, fm, fn_));
+        let direct = (live && copy && direct_takes(kern, tuning, volume, fm, fn_))
+            .then_some(Need::DirectCopy { k, n: fn_ });
+        let blk = packed_blocking(kern, tuning, derived, (fm, fn_, k));
+        let packed = (live && packed).then(|| {
+            if narrow_takes::<T>(tuning, fm, blk.kc, threads) {
+                Need::Narrow { m: fm, blk }
+            } else {
+                Need::Blocked { blk }
+            }
+        });
+        direct.into_iter().chain(packed)
+    })
 }
 
 /// Whether the register path runs the transposed product (`C^T = B^T A^T`) rather

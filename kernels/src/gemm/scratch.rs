@@ -70,14 +70,7 @@ impl AlignedBuf {
     /// `parts` slots of at least `per` elements of `T` each, every one starting on
     /// its own page, growing the buffer if needed (as [`AlignedBuf::elements`]).
     pub(crate) fn slots<T: GemmElement>(&mut self, parts: usize, per: usize) -> Slots<T> {
-        let stride = per
-            .checked_mul(size_of::<T>())
-            .expect("gemm scratch size overflows usize")
-            .next_multiple_of(4096)
-            / size_of::<T>();
-        let total = stride
-            .checked_mul(parts)
-            .expect("gemm scratch size overflows usize");
+        let (stride, total) = slots_layout::<T>(parts, per);
         Slots {
             base: self.elements::<T>(total),
             stride,
@@ -113,6 +106,111 @@ impl AlignedBuf {
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+/// The stride (a whole number of pages) and total length, in elements of `T`, of
+/// `parts` slots of at least `per` elements each.
+pub(crate) fn slots_layout<T>(parts: usize, per: usize) -> (usize, usize) {
+    let stride = per
+        .checked_mul(size_of::<T>())
+        .expect("gemm scratch size overflows usize")
+        .next_multiple_of(4096)
+        / size_of::<T>();
+    let total = stride
+        .checked_mul(parts)
+        .expect("gemm scratch size overflows usize");
+    (stride, total)
+}
+
+/// `n` elements of `T` rounded up to whole [`ALIGN`] lines, so the piece after
+/// them in a lent buffer starts on a line too.
+pub(crate) fn piece_len<T>(n: usize) -> usize {
+    n.checked_mul(size_of::<T>())
+        .expect("gemm scratch size overflows usize")
+        .next_multiple_of(ALIGN)
+        / size_of::<T>()
+}
+
+/// Memory the caller lends one product for its packing (a workspace's), used
+/// instead of the thread's own buffers when it is large enough; none by default.
+pub(crate) struct Lent<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+impl<T> Lent<T> {
+    /// Nothing lent: every request goes to the thread's buffers.
+    pub(crate) const NONE: Lent<T> = Lent {
+        ptr: core::ptr::null_mut(),
+        len: 0,
+    };
+
+    /// All of `s`, which must start on an [`ALIGN`] line (else nothing is lent).
+    /// What the product writes there stays in `s` after it: valid `f32`/`f64`.
+    pub(crate) fn new(s: &mut [T]) -> Lent<T> {
+        if (s.as_ptr() as usize).is_multiple_of(ALIGN) {
+            Lent {
+                ptr: s.as_mut_ptr(),
+                len: s.len(),
+            }
+        } else {
+            Lent::NONE
+        }
+    }
+
+    /// The first `n` elements (rounded up to whole lines) and the rest, or `None`
+    /// when they do not fit.
+    fn split(self, n: usize) -> Option<(*mut T, Lent<T>)> {
+        let n = piece_len::<T>(n);
+        (n <= self.len).then(|| {
+            (
+                self.ptr,
+                Lent {
+                    ptr: self.ptr.wrapping_add(n),
+                    len: self.len - n,
+                },
+            )
+        })
+    }
+}
+
+/// Runs `f` with `n` elements of scratch and the rest of `lent`: the front of
+/// `lent` when it holds them, else this thread's buffer `key` (trimmed to `keep`
+/// bytes afterwards, see [`AlignedBuf::trim`]) with nothing lent left.
+pub(crate) fn lent_or<T: GemmElement, R>(
+    lent: Lent<T>,
+    key: &'static LocalKey<RefCell<AlignedBuf>>,
+    n: usize,
+    keep: usize,
+    f: impl FnOnce(*mut T, Lent<T>) -> R,
+) -> R {
+    match lent.split(n) {
+        Some((p, rest)) => f(p, rest),
+        None => with(key, |buf| {
+            let r = f(buf.elements::<T>(n), Lent::NONE);
+            buf.trim(keep);
+            r
+        }),
+    }
+}
+
+/// Runs `f` with `parts` slots of `per` elements ([`AlignedBuf::slots`]): cut
+/// from `lent` when it holds them, else from this thread's [`PARTS`].
+pub(crate) fn slots_or<T: GemmElement, R>(
+    lent: Lent<T>,
+    parts: usize,
+    per: usize,
+    f: impl FnOnce(&Slots<T>) -> R,
+) -> R {
+    let (stride, total) = slots_layout::<T>(parts, per);
+    match lent.split(total) {
+        Some((base, _)) => f(&Slots {
+            base,
+            stride,
+            parts,
+        }),
+        None => with(&PARTS, |buf| f(&buf.slots::<T>(parts, per))),
     }
 }
 
@@ -245,6 +343,75 @@ mod tests {
             0,
             "a thread grew its own packing buffer"
         );
+    }
+
+    /// With exactly `gemm_scratch` bytes lent, products on every packing path (the
+    /// direct path's copy of B, the narrow form, the blocked form; one thread and
+    /// two) leave every buffer of the thread untouched, and give `gemm`'s bits.
+    #[test]
+    fn lent_scratch_of_the_queried_size_is_enough() {
+        if pool::num_threads() < 2 {
+            pool::set_num_threads(2);
+        }
+        #[repr(align(64))]
+        #[derive(Clone, Copy)]
+        struct Line(#[allow(dead_code)] [f64; 8]);
+        for (m, k, n, off, threads) in [
+            (100, 100, 10, 1, 1),
+            (96, 300, 200, 0, 2),
+            (96, 300, 200, 0, 1),
+            (700, 500, 600, 0, 2),
+            (700, 500, 600, 0, 1),
+            (600, 500, 700, 3, 2),
+        ] {
+            let a: Vec<f64> = (0..m * k).map(|i| (i % 7) as f64 - 3.0).collect();
+            let b: Vec<f64> = (0..k * (n + off)).map(|i| (i % 5) as f64).collect();
+            let ld = (n + off) as isize;
+            let am = MatRef::new(&a, 0, m, k, k as isize, 1).unwrap();
+            let bm = MatRef::new(&b, off, k, n, ld, 1).unwrap();
+            let bytes = crate::gemm::gemm_scratch::<f64>(m, k, n, threads);
+            let mut want = vec![0.0; m * n];
+            crate::gemm::gemm(
+                1.0,
+                am,
+                bm,
+                0.0,
+                MatMut::new(&mut want, 0, m, n, n as isize, 1).unwrap(),
+                threads,
+            );
+            let (used, got) = std::thread::scope(|s| {
+                s.spawn(|| {
+                    let mut lines = vec![Line([f64::NAN; 8]); bytes / 64];
+                    // SAFETY: `Line` is 8 `f64` without padding, so the lines are
+                    // `8 * len` initialized `f64`.
+                    let lent = unsafe {
+                        std::slice::from_raw_parts_mut(
+                            lines.as_mut_ptr().cast::<f64>(),
+                            lines.len() * 8,
+                        )
+                    };
+                    let mut c = vec![f64::NAN; m * n];
+                    let cm = MatMut::new(&mut c, 0, m, n, n as isize, 1).unwrap();
+                    crate::gemm::gemm_in(1.0, am, bm, 0.0, cm, threads, lent);
+                    let bytes = |key: &'static LocalKey<RefCell<AlignedBuf>>| {
+                        key.with(|b| b.borrow().bytes)
+                    };
+                    (own_bytes() + bytes(&PACK_B) + bytes(&PARTS), c)
+                })
+                .join()
+                .unwrap()
+            });
+            assert_eq!(
+                used, 0,
+                "{m}x{k}x{n} on {threads}: the thread's buffers grew"
+            );
+            assert!(
+                got.iter()
+                    .zip(&want)
+                    .all(|(x, y)| x.to_bits() == y.to_bits()),
+                "{m}x{k}x{n}"
+            );
+        }
     }
 
     /// The direct path's line-aligned copy of B is as big as B: one product with a

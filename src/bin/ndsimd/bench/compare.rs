@@ -81,7 +81,8 @@ impl NumPy {
     /// The pool's `par exp_into` rows are set against NumPy's one-thread call.
     /// `Err` when NumPy's answer differs from ours: that row is not timed.
     pub fn compare(&mut self, row: &Row, samples: usize) -> Result<Option<(f64, f64)>, String> {
-        if row.threads != 1 && !row.op.starts_with("par exp") {
+        // The two-thread exp rows and the numexpr row run on every thread; NumPy on one.
+        if row.threads != 1 && !row.op.starts_with("par exp") && row.op != "ne chain" {
             return Ok(None);
         }
         let Some((mut ours, answer)) = our_case(&row.op, row.n) else {
@@ -90,7 +91,11 @@ impl NumPy {
         let path = self.dir.join("answer.npy");
         let req = serde_json::json!({"cmd": "answer", "op": row.op, "n": row.n,
                                      "path": path.to_string_lossy()});
-        if self.ask(req)?.get("skip").is_some() {
+        let reply = self.ask(req)?;
+        if reply.get("skip").is_some() {
+            if let Some(why) = reply.get("why").and_then(|w| w.as_str()) {
+                errln!("ndsimd bench --compare: {} {}: {why}", row.op, row.n);
+            }
             return Ok(None);
         }
         let theirs: Vec<f64> = if row.op.starts_with("f32 ") {
@@ -252,7 +257,7 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
     }
     // The workspace rows: NumPy's allocating expressions against our workspace
     // (reset each call) and the blocked chain.
-    if matches!(op, "ws add" | "ws chain" | "blocked chain") {
+    if matches!(op, "ws add" | "ws chain" | "blocked chain" | "ne chain") {
         let chain = |x: &Array<T>, y: &Array<T>| x.mul(y).unwrap().add(x).unwrap().sqrt();
         let want = if op == "ws add" {
             all(&x.add(&y).ok()?)
@@ -272,6 +277,13 @@ fn typed<T: ndsimd::Element + ndsimd_kernels::gemm::GemmElement>(
                 );
                 ws.reset();
             }),
+            "ne chain" => {
+                let (x, y) = (all(&x), all(&y));
+                let mut out = vec![0.0; n];
+                Box::new(move || {
+                    super::workspace::blocked_chain_par(black_box(&x), &y, black_box(&mut out))
+                })
+            }
             _ => {
                 let (x, y) = (Array::from_vec(all(&x)), Array::from_vec(all(&y)));
                 let mut out = Array::<f64>::zeros(&[n]);

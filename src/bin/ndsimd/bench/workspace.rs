@@ -45,6 +45,28 @@ pub fn blocked_chain(ws: &mut Workspace, x: &Array<f64>, y: &Array<f64>, out: &m
     ws.reset();
 }
 
+/// [`blocked_chain`] on every thread of the pool: `out` cut into one piece per
+/// thread on whole blocks, each piece's blocks run by one worker with its
+/// temporary on its stack (a `Workspace` is not `Sync`), as numexpr runs its
+/// blocks on its threads.
+pub fn blocked_chain_par(x: &[f64], y: &[f64], out: &mut [f64]) {
+    let threads = ndsimd::num_threads();
+    ndsimd_kernels::par::for_each_piece_mut(out, threads, BLOCK, move |start, piece| {
+        let mut t = [0.0f64; BLOCK];
+        for (j, ob) in piece.chunks_mut(BLOCK).enumerate() {
+            let i = start + j * BLOCK;
+            let len = ob.len();
+            let xb = ndsimd::ArrayView::from_slice(&x[i..i + len], &[len]).unwrap();
+            let yb = ndsimd::ArrayView::from_slice(&y[i..i + len], &[len]).unwrap();
+            let mut tb = ndsimd::ArrayViewMut::from_slice_mut(&mut t[..len], &[len]).unwrap();
+            xb.mul_into(&yb, &mut tb).unwrap();
+            tb.try_add_assign(&xb).unwrap();
+            let mut o = ndsimd::ArrayViewMut::from_slice_mut(ob, &[len]).unwrap();
+            tb.sqrt_into(&mut o).unwrap();
+        }
+    });
+}
+
 /// The same chain as three full `_into` passes.
 pub fn three_passes(x: &Array<f64>, y: &Array<f64>, t: &mut Array<f64>, out: &mut Array<f64>) {
     x.mul_into(y, t).unwrap();
@@ -126,6 +148,27 @@ pub fn workspace(r: &mut Runner) {
                 "3 passes",
                 &mut || blocked_chain(&mut ws, black_box(&x), &y, black_box(&mut out)),
                 &mut || three_passes(black_box(&x), &y, &mut t, black_box(&mut out2)),
+            );
+        }
+        // Against numexpr (with `--compare`, on as many threads as ours): the
+        // blocked chain on every thread against our blocked chain on one.
+        if r.wants("ne chain") && n >= BLOCKED_MIN {
+            let (xs, ys) = (x.as_slice().unwrap(), y.as_slice().unwrap());
+            blocked_chain_par(xs, ys, out.as_slice_mut().unwrap());
+            same(
+                out.as_slice().unwrap(),
+                want_chain.as_slice().unwrap(),
+                "blocked chain on the pool",
+            );
+            r.row(
+                "ne chain",
+                n,
+                24 * n,
+                "1 thread",
+                &mut || {
+                    blocked_chain_par(black_box(xs), ys, black_box(out.as_slice_mut().unwrap()))
+                },
+                &mut || blocked_chain(&mut ws, black_box(&x), &y, black_box(&mut out2)),
             );
         }
     }
