@@ -193,6 +193,33 @@ unsafe fn scalar<V: FloatVector>(
             x * y + acc
         }
     };
+    // One block of k (every product of the tiny entry): one write per element, the
+    // beta test made once.
+    if kc >= k {
+        let plain = beta == zero;
+        for i in 0..m {
+            let ai = a.wrapping_offset(i as isize * ars);
+            for j in 0..n {
+                let bj = b.wrapping_offset(j as isize * bcs);
+                let mut acc = zero;
+                for p in 0..k {
+                    // SAFETY: `(i, p)` of A and `(p, j)` of B, as the caller allows.
+                    unsafe {
+                        acc = madd(
+                            *ai.offset(p as isize * acs),
+                            *bj.offset(p as isize * brs),
+                            acc,
+                        )
+                    };
+                }
+                let t = acc * alpha;
+                let out = c.wrapping_offset(i as isize * crs + j as isize * ccs);
+                // SAFETY: `(i, j)` of C, read only when `beta != 0`.
+                unsafe { *out = if plain { t } else { t + beta * *out } };
+            }
+        }
+        return;
+    }
     for i in 0..m {
         let ai = a.wrapping_offset(i as isize * ars);
         for j in 0..n {
