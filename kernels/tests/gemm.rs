@@ -1251,3 +1251,85 @@ fn register_same_bits_as_packed_f32() {
 fn register_same_bits_as_packed_f64() {
     register_same_bits_as_packed::<f64>();
 }
+
+/// The tiny entry (`gemm_with_tier` on every side at most 8) gives the packed and
+/// direct paths' bits on random data at every tier: every m, n, k in 1..=9 (9 takes
+/// the general path), alpha and beta 0, 1 and others, NaN in C with beta 0, and
+/// contiguous, transposed, strided and broadcast views.
+fn tiny_same_bits_as_general<T: Elem>() {
+    let mut rng = XorShift(0x5151_2468_8642_1515);
+    let packed = Tuning {
+        small_path: Some(false),
+        direct_path: Some(false),
+        ..Tuning::default()
+    };
+    // The direct path where the layouts allow it, else the packed one.
+    let direct = Tuning {
+        direct_path: Some(true),
+        small_path: Some(false),
+        ..Tuning::default()
+    };
+    common::each_tier(|tier| {
+        for (m, n, k) in
+            (1..=9).flat_map(|m| (1..=9).flat_map(move |n| (1..=9).map(move |k| (m, n, k))))
+        {
+            for lays in [
+                (Lay::Row, Lay::Row, Lay::Row),
+                (Lay::Col, Lay::Col, Lay::Col),
+                (Lay::Row, Lay::Col, Lay::Gapped),
+                (Lay::Gapped, Lay::Reversed, Lay::Mixed),
+                (Lay::BroadcastCols, Lay::RowsReversed, Lay::Col),
+            ] {
+                for (alpha, beta) in [
+                    (1.0, 0.0),
+                    (1.25, 0.0),
+                    (-0.75, 1.0),
+                    (1.0, -0.5),
+                    (0.0, 0.5),
+                ] {
+                    let a = Stored::<T>::new(lays.0, m, k, |_, _| T::random_finite(&mut rng));
+                    let b = Stored::<T>::new(lays.1, k, n, |_, _| T::random_finite(&mut rng));
+                    let c_in = Stored::<T>::new(lays.2, m, n, |_, _| {
+                        if beta == 0.0 {
+                            T::from_f64(f64::NAN)
+                        } else {
+                            T::random_finite(&mut rng)
+                        }
+                    });
+                    let (al, be) = (T::from_f64(alpha), T::from_f64(beta));
+                    let run = |tuning: Option<&Tuning>| {
+                        let mut c = Stored {
+                            buf: c_in.buf.clone(),
+                            ..c_in
+                        };
+                        let (av, bv, cv) = (a.view(), b.view(), c.view_mut());
+                        match tuning {
+                            None => gemm_with_tier(tier, al, av, bv, be, cv, 1).unwrap(),
+                            Some(t) => gemm_tuned(tier, t, al, av, bv, be, cv, 1).unwrap(),
+                        }
+                        assert!(c.canaries_intact(), "{} {m}x{n}x{k} {lays:?}", T::NAME);
+                        c.buf.iter().map(|x| x.bits()).collect::<Vec<_>>()
+                    };
+                    let tiny = run(None);
+                    for general in [&packed, &direct] {
+                        assert!(
+                            tiny == run(Some(general)),
+                            "{tier:?} {} {m}x{n}x{k} {lays:?} alpha {alpha} beta {beta}",
+                            T::NAME
+                        );
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn tiny_same_bits_as_general_f32() {
+    tiny_same_bits_as_general::<f32>();
+}
+
+#[test]
+fn tiny_same_bits_as_general_f64() {
+    tiny_same_bits_as_general::<f64>();
+}

@@ -65,6 +65,8 @@ mod sealed {
     pub trait Sealed: Sized {
         /// The micro-kernel of `tier`, or `None` when the CPU lacks it.
         fn kernel(tier: crate::Tier) -> Option<&'static super::Kernel<Self>>;
+        /// The micro-kernel of the active tier, found once.
+        fn active() -> &'static super::Kernel<Self>;
     }
 }
 
@@ -79,6 +81,13 @@ macro_rules! gemm_element {
         impl sealed::Sealed for $t {
             fn kernel(tier: Tier) -> Option<&'static Kernel<$t>> {
                 crate::dispatch::kernels_for(tier).map(|k| k.$field)
+            }
+            fn active() -> &'static Kernel<$t> {
+                static ACTIVE: std::sync::OnceLock<&'static Kernel<$t>> =
+                    std::sync::OnceLock::new();
+                ACTIVE.get_or_init(|| {
+                    Self::kernel(active_tier()).expect("the active tier is always available")
+                })
             }
         }
     };
@@ -114,9 +123,12 @@ pub fn gemm<T: GemmElement>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     beta: T,
-    c: MatMut<'_, T>,
+    mut c: MatMut<'_, T>,
     threads: usize,
 ) {
+    if tiny(T::active(), alpha, &a, &b, beta, &mut c) {
+        return;
+    }
     let done = gemm_tuned(
         active_tier(),
         &Tuning::default(),
@@ -148,9 +160,12 @@ pub fn gemm_with_tier<T: GemmElement>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     beta: T,
-    c: MatMut<'_, T>,
+    mut c: MatMut<'_, T>,
     threads: usize,
 ) -> Option<()> {
+    if tiny(T::kernel(tier)?, alpha, &a, &b, beta, &mut c) {
+        return Some(());
+    }
     gemm_tuned(tier, &Tuning::default(), alpha, a, b, beta, c, threads)
 }
 
@@ -215,6 +230,46 @@ pub fn gemm_in<T: GemmElement>(
         scratch::Lent::new(scratch),
     );
     debug_assert!(done.is_some(), "the active tier is always available");
+}
+
+/// The tiny entry: a product of at most `small::TINY_SIDE` on every side (and
+/// `alpha != 0`) runs `kern`'s register path with small buffers straight away,
+/// before the driver's tuning, path choice and blocking; `false` (nothing done)
+/// for any other, shapes that disagree included (the general path reports them).
+/// Each element is the register path's sum, so the same bits as every other path.
+#[inline]
+fn tiny<T: GemmElement>(
+    kern: &'static Kernel<T>,
+    alpha: T,
+    a: &MatRef<'_, T>,
+    b: &MatRef<'_, T>,
+    beta: T,
+    c: &mut MatMut<'_, T>,
+) -> bool {
+    let (m, n, k) = (a.rows, b.cols, a.cols);
+    // `x - 1 < TINY_SIDE`: `1..=TINY_SIDE` in one comparison.
+    let fits = |x: usize| x.wrapping_sub(1) < small::TINY_SIDE;
+    if !(fits(m) && fits(n) && fits(k) && b.rows == k && c.rows == m && c.cols == n)
+        || alpha == T::ZERO
+    {
+        return false;
+    }
+    let r = path::register(kern.lanes, m, n, k, (a.raw(), b.raw(), c.raw()));
+    // SAFETY: the views were checked when made (in bounds, C's elements distinct),
+    // have the shapes just checked (each side in `1..=TINY_SIDE`, `kc = k > 0`) and
+    // are borrowed for the call, C mutably (so it shares nothing with A or B); `kern`
+    // exists only when the CPU has its tier.
+    unsafe {
+        (kern.tiny)(
+            (r.m, r.n, k, k),
+            (r.a.ptr, r.a.rs, r.a.cs),
+            (r.b.ptr, r.b.rs, r.b.cs),
+            (r.c.ptr, r.c.rs, r.c.cs),
+            alpha,
+            beta,
+        )
+    };
+    true
 }
 
 internal! {

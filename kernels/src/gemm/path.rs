@@ -146,21 +146,7 @@ pub(crate) fn choose<T: GemmElement>(
     let tiny = m.max(n).max(k) <= SMALL_SIDE;
     if tuning.direct_path != Some(true) && tiny && tuning.small_path != Some(false) {
         let kc = tuning.kc.map_or(k, |kc| block::depth(k, kc));
-        let flipped = register_flipped(kern.lanes, m, n, a, b, c);
-        let (m, n, a, b, c) = if flipped {
-            (n, m, b.t(), a.t(), c.t())
-        } else {
-            (m, n, a, b, c)
-        };
-        return Path::Register(Register {
-            m,
-            n,
-            a,
-            b,
-            c,
-            kc,
-            flipped,
-        });
+        return Path::Register(register(kern.lanes, m, n, kc, (a, b, c)));
     }
     let volume = m.saturating_mul(n).saturating_mul(k);
     let derived = Blocking::for_tile(kern.mr, kern.nr, size_of::<T>());
@@ -327,10 +313,38 @@ pub(crate) fn needs<'t, T: GemmElement>(
     })
 }
 
+/// The register path's product `m x n` in blocks of `kc` steps, in the form
+/// [`register_flipped`] picks.
+#[inline]
+pub(crate) fn register<T: Copy>(
+    lanes: usize,
+    m: usize,
+    n: usize,
+    kc: usize,
+    (a, b, c): (Raw<T>, Raw<T>, RawMut<T>),
+) -> Register<T> {
+    let flipped = register_flipped(lanes, m, n, a, b, c);
+    let (m, n, a, b, c) = if flipped {
+        (n, m, b.t(), a.t(), c.t())
+    } else {
+        (m, n, a, b, c)
+    };
+    Register {
+        m,
+        n,
+        a,
+        b,
+        c,
+        kc,
+        flipped,
+    }
+}
+
 /// Whether the register path runs the transposed product (`C^T = B^T A^T`) rather
 /// than the one given: whichever needs fewer vector multiply-adds plus element
 /// copies (B's and C's rows are copied when not contiguous or not whole vectors:
 /// `small.rs`).
+#[inline]
 fn register_flipped<T>(
     lanes: usize,
     m: usize,

@@ -26,6 +26,14 @@ use core::mem::MaybeUninit;
 /// `SMALL_SIDE²` elements, `n` rounded up to whole vectors staying within it).
 pub(crate) const SMALL_SIDE: usize = 32;
 
+/// The tiny entry's limit on each of `m`, `n` and `k` (`super::tiny`): the register
+/// path with buffers of [`TINY_BUF`] elements, so that its stack frame is a few
+/// lines rather than 16 KiB of probed pages.
+pub(crate) const TINY_SIDE: usize = 8;
+
+/// [`TINY_SIDE`] rows of `TINY_SIDE` rounded up to the widest vector (16 lanes).
+pub(crate) const TINY_BUF: usize = TINY_SIDE * 16;
+
 /// A tier's register path: `(m, n, k, kc, a, b, c, alpha, beta)`, that is
 /// `C = alpha * A * B + beta * C` for an `m x k` A, `k x n` B and `m x n` C, each
 /// given as `(pointer, row stride, column stride)`, k summed in blocks of `kc`
@@ -45,13 +53,20 @@ pub type SmallFn<T> = unsafe fn(
 );
 
 /// The register path's template (see the module doc), with the direct path's `R x
-/// W` blocks of vector `V`.
+/// W` blocks of vector `V`, for sides of at most `SIDE` ([`SMALL_SIDE`] or
+/// [`TINY_SIDE`]) through stack buffers of `BUF` elements.
 ///
 /// # Safety
-/// As [`SmallFn`], inside a function with `V`'s features; `R <= 8`; `V::N` divides
-/// [`SMALL_SIDE`] (or is 1).
+/// As [`SmallFn`] with `SIDE` in place of `SMALL_SIDE`, inside a function with
+/// `V`'s features; `R <= 8`.
 #[inline(always)]
-pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
+pub(crate) unsafe fn register<
+    V: FloatVector,
+    const R: usize,
+    const W: usize,
+    const SIDE: usize,
+    const BUF: usize,
+>(
     (m, n, k, kc): (usize, usize, usize, usize),
     (a, ars, acs): (*const V::T, isize, isize),
     (b, brs, bcs): (*const V::T, isize, isize),
@@ -59,8 +74,9 @@ pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
     alpha: V::T,
     beta: V::T,
 ) {
-    const { assert!(SMALL_SIDE.is_multiple_of(V::N)) };
-    debug_assert!(m <= SMALL_SIDE && n <= SMALL_SIDE && k <= SMALL_SIDE);
+    // Every row of B or C, `n` rounded up to whole vectors, fits the buffers.
+    const { assert!(BUF >= SIDE * SIDE.next_multiple_of(V::N)) };
+    debug_assert!(m <= SIDE && n <= SIDE && k <= SIDE);
     let zero = <V::T as Arith>::ZERO;
     let whole = n.is_multiple_of(V::N);
     if !whole && m * n * k <= SCALAR_MAX {
@@ -79,14 +95,14 @@ pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
     // B's rows are read as whole vectors: in place when they are, else from a copy
     // with `ld` elements a row, zeros past `n`.
     let ld = n.next_multiple_of(V::N);
-    let mut bbuf = [MaybeUninit::<V::T>::uninit(); SMALL_SIDE * SMALL_SIDE];
+    let mut bbuf = [MaybeUninit::<V::T>::uninit(); BUF];
     let (b, brs) = if whole && (bcs == 1 || n == 1) {
         (b, brs)
     } else {
         let to = bbuf.as_mut_ptr().cast::<V::T>();
         for p in 0..k {
             // SAFETY: `p < k`, `j < n` are elements of B (the caller's promise);
-            // `p * ld + j < k * ld <= SMALL_SIDE²` lies in the buffer.
+            // `p * ld + j < k * ld <= BUF` lies in the buffer.
             unsafe {
                 let from = b.offset(p as isize * brs);
                 let row = to.add(p * ld);
@@ -118,9 +134,9 @@ pub(crate) unsafe fn register<V: FloatVector, const R: usize, const W: usize>(
     }
     // C through a buffer: the blocks write `alpha * acc` there (C not read), then
     // each element goes out as `t + beta * c`, as the blocks would write it.
-    let mut cbuf = [MaybeUninit::<V::T>::uninit(); SMALL_SIDE * SMALL_SIDE];
+    let mut cbuf = [MaybeUninit::<V::T>::uninit(); BUF];
     let to = cbuf.as_mut_ptr().cast::<V::T>();
-    // SAFETY: the buffer holds `m * ld <= SMALL_SIDE²` elements, rows `ld` apart, all
+    // SAFETY: the buffer holds `m * ld <= BUF` elements, rows `ld` apart, all
     // written (`beta` None) before the copy below reads them; B as above.
     unsafe {
         blocks::<V, R, W>(
@@ -177,6 +193,33 @@ unsafe fn scalar<V: FloatVector>(
             x * y + acc
         }
     };
+    // One block of k (every product of the tiny entry): one write per element, the
+    // beta test made once.
+    if kc >= k {
+        let plain = beta == zero;
+        for i in 0..m {
+            let ai = a.wrapping_offset(i as isize * ars);
+            for j in 0..n {
+                let bj = b.wrapping_offset(j as isize * bcs);
+                let mut acc = zero;
+                for p in 0..k {
+                    // SAFETY: `(i, p)` of A and `(p, j)` of B, as the caller allows.
+                    unsafe {
+                        acc = madd(
+                            *ai.offset(p as isize * acs),
+                            *bj.offset(p as isize * brs),
+                            acc,
+                        )
+                    };
+                }
+                let t = acc * alpha;
+                let out = c.wrapping_offset(i as isize * crs + j as isize * ccs);
+                // SAFETY: `(i, j)` of C, read only when `beta != 0`.
+                unsafe { *out = if plain { t } else { t + beta * *out } };
+            }
+        }
+        return;
+    }
     for i in 0..m {
         let ai = a.wrapping_offset(i as isize * ars);
         for j in 0..n {

@@ -48,6 +48,9 @@ pub struct Kernel<T> {
     pub direct: DirectFn<T>,
     /// Products of at most `SMALL_SIDE` on every side, any strides (`small.rs`).
     pub small: SmallFn<T>,
+    /// [`Kernel::small`] for at most `TINY_SIDE` on every side, with small stack
+    /// buffers (`small.rs`); the same bits.
+    pub tiny: SmallFn<T>,
     /// Packs eight runs contiguous along k at once (`gather.rs`), where the tier
     /// has one; `None` leaves it to the scalar gather of `pack.rs`.
     pub gather8: Option<Gather8Fn<T>>,
@@ -260,10 +263,28 @@ macro_rules! gemm_kernel {
                 alpha: $t,
                 beta: $t,
             ) {
+                use $crate::gemm::small::{register, SMALL_SIDE as S};
                 // SAFETY: the caller upholds `SmallFn`'s contract, which is
                 // `register`'s; `$v`'s features are present.
+                unsafe { register::<$v, $dr, $dw, S, { S * S }>(dims, a, b, c, alpha, beta) }
+            }
+            /// # Safety
+            /// `SmallFn`'s contract with `TINY_SIDE` in place of `SMALL_SIDE`.
+            #[$attr]
+            #[allow(clippy::type_complexity)]
+            unsafe fn tiny(
+                dims: (usize, usize, usize, usize),
+                a: (*const $t, isize, isize),
+                b: (*const $t, isize, isize),
+                c: (*mut $t, isize, isize),
+                alpha: $t,
+                beta: $t,
+            ) {
+                use $crate::gemm::small::{register, TINY_BUF, TINY_SIDE};
+                // SAFETY: the caller upholds `register`'s contract for `TINY_SIDE`;
+                // `$v`'s features are present.
                 unsafe {
-                    $crate::gemm::small::register::<$v, $dr, $dw>(dims, a, b, c, alpha, beta)
+                    register::<$v, $dr, $dw, TINY_SIDE, TINY_BUF>(dims, a, b, c, alpha, beta)
                 }
             }
             $crate::gemm::table::Kernel {
@@ -282,6 +303,7 @@ macro_rules! gemm_kernel {
                 gemv,
                 direct,
                 small,
+                tiny,
                 gather8: None,
             }
         };

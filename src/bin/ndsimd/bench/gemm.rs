@@ -96,6 +96,9 @@ pub fn matmuls(r: &mut Runner, threads: usize) {
     for n in [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] {
         case::<f64>(r, "matmul f64", (n, n, n), false, threads, tier);
     }
+    // A skinny tiny product: the tiny entry (at most 8 on every side), B's rows
+    // shorter than a vector.
+    case::<f64>(r, "matmul f64 n=2", (8, 8, 2), false, threads, tier);
     for n in [256, 1024] {
         case::<f32>(r, "matmul f32", (n, n, n), false, threads, tier);
     }
