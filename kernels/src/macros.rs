@@ -302,6 +302,9 @@ macro_rules! math_kernels {
             /// of the results (`math::map_shift_sum_raw`): writes every element of `out`
             #[allow(dead_code)] // the tables hold only `exp`'s
             pub fn map_shift_sum<T: Math>(a: &[T], s: T, out: &mut [MaybeUninit<T>]) -> T {
+                /// # Safety
+                /// The CPU has `$feature`; `a` is valid for `n` reads and `out` for `n`
+                /// writes.
                 #[target_feature(enable = $feature)]
                 unsafe fn run_sum<T: Math>(a: *const T, s: T, out: *mut T, n: usize) -> T {
                     // SAFETY: the caller's contract, with the ISA's features enabled here.
