@@ -12,17 +12,25 @@ use std::time::{Duration, Instant};
 const CHILD: &str = "NDSIMD_NPY_HOSTILE_CHILD";
 
 /// Runs `body` in a child process (this test binary re-run for the test `name`
-/// alone) limited to 4 GiB of address space and `secs` seconds, so that reading
-/// a device until memory runs out or blocking on a FIFO fails the test instead of
-/// taking the machine or the test run with it.
+/// alone) limited to 4 GiB of address space (of memory under AddressSanitizer) and
+/// `secs` seconds, so that reading a device until memory runs out or blocking on a
+/// FIFO fails the test instead of taking the machine or the test run with it.
 fn isolated(name: &str, secs: u64, body: impl FnOnce()) {
     if std::env::var_os(CHILD).is_some() {
         body();
         return;
     }
     let exe = std::env::current_exe().unwrap();
+    // AddressSanitizer reserves terabytes of address space for its shadow, so under
+    // it the bound is its own (CI's ASAN_OPTIONS: `max_allocation_size_mb`,
+    // `hard_rss_limit_mb`, `allocator_may_return_null`).
+    let limit = if std::env::var_os("ASAN_OPTIONS").is_some() {
+        ""
+    } else {
+        "ulimit -v 4194304 && "
+    };
     let mut child = Command::new("sh")
-        .args(["-c", "ulimit -v 4194304 && exec \"$0\" \"$@\""])
+        .args(["-c", &format!("{limit}exec \"$0\" \"$@\"")])
         .arg(exe)
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
