@@ -200,3 +200,38 @@ fn long_lanes_argsort_as_the_comparison_order() {
         }
     }
 }
+
+#[test]
+fn radix_argsort_skips_constant_digits_exactly() {
+    // Keys that differ in one byte only (one radix pass, both first and last), in
+    // the two top bytes (the sign and exponent: two passes), or not at all (no
+    // pass: the input order), with NaNs of both signs and zeros of both signs.
+    let one_byte: Vec<f64> = (0..3000u64)
+        .map(|i| f64::from_bits(0x4000_0000_0000_0000 | ((i * 7919 % 256) << 16)))
+        .collect();
+    let top: Vec<f64> = (0..3000)
+        .map(|i| match i % 11 {
+            0 => f64::NAN,
+            1 => -f64::NAN,
+            2 => 0.0,
+            3 => -0.0,
+            k => {
+                f64::from_bits(((k as u64 * 7 + i as u64) % 200) << 55)
+                    * if k % 2 == 0 { 1.0 } else { -1.0 }
+            }
+        })
+        .collect();
+    let flat = vec![2.5; 3000];
+    let zeros: Vec<f64> = (0..3000)
+        .map(|i| if i % 3 == 0 { -0.0 } else { 0.0 })
+        .collect();
+    for (name, v) in [
+        ("one byte", one_byte),
+        ("top", top),
+        ("flat", flat),
+        ("zeros", zeros),
+    ] {
+        let got = Array::from_vec(v.clone()).argsort().into_vec();
+        assert_eq!(got, reference_argsort(&v), "{name}");
+    }
+}

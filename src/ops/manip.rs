@@ -3,6 +3,7 @@
 //! `broadcast_to`.
 
 use super::select::standard;
+use super::split::split;
 use crate::array::{check_ndim, normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data};
 use crate::dim::{size_of_shape, Dim, Strides};
 use crate::error::{Error, Result, ShapeFmt};
@@ -60,22 +61,50 @@ pub fn concatenate<T: DType>(arrays: &[ArrayView<'_, T>], axis: isize) -> Result
         return Ok(Array::from_aligned(&shape, out));
     }
     let inner: usize = shape[ax + 1..].iter().product();
-    let outer: usize = shape[..ax].iter().product();
     let row = shape[ax] * inner;
+    // Each array's block of a row (skipping empty ones) and where it starts in it.
     let mut col = 0;
+    let mut parts = Vec::with_capacity(arrays.len());
     for a in arrays {
         let block = a.shape()[ax] * inner;
-        if block == 0 {
-            continue;
+        if block > 0 {
+            parts.push(Part {
+                src: standard(a),
+                block,
+                col,
+            });
+            col += block;
         }
-        let src = standard(a);
-        for o in 0..outer {
-            dst[o * row + col..o * row + col + block]
-                .copy_from_slice(&src[o * block..(o + 1) * block]);
-        }
-        col += block;
     }
+    // Large outputs are split over the pool. Not streamed here: the copies are
+    // memcpy's, which streams large runs on its own.
+    let parts = &parts[..];
+    split(dst, move |r, piece| fill_joined(parts, row, r.start, piece));
     Ok(Array::from_aligned(&shape, out))
+}
+
+/// One array of a `concatenate`: its elements, its block of each output row, and
+/// the block's offset in the row.
+struct Part<'a, T: DType> {
+    src: std::borrow::Cow<'a, [T]>,
+    block: usize,
+    col: usize,
+}
+
+/// The output's elements from `start` on, into `piece`: runs copied from the parts
+/// whose blocks they fall in (`parts` ordered by `col`, covering rows of `row`).
+fn fill_joined<T: DType>(parts: &[Part<'_, T>], row: usize, start: usize, piece: &mut [T]) {
+    let mut at = start;
+    let mut done = 0;
+    while done < piece.len() {
+        let (o, c) = (at / row, at % row);
+        let p = &parts[parts.partition_point(|p| p.col + p.block <= c)];
+        let off = o * p.block + c - p.col;
+        let len = (p.block - (c - p.col)).min(piece.len() - done);
+        piece[done..done + len].copy_from_slice(&p.src[off..off + len]);
+        done += len;
+        at += len;
+    }
 }
 
 /// NumPy's `stack(arrays, axis)`: arrays of one shape joined along a new axis at

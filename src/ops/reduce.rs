@@ -411,7 +411,9 @@ impl<T: Reduce, S: Data<Elem = T>> ArrayBase<S> {
     ///
     /// Integers (`i32`, `i64`, `u8`) and `bool` sum into an `i64` ([`Reduce::Acc`]),
     /// as NumPy's default on Linux: exact unless the total leaves `i64`, where it
-    /// wraps (NumPy's does too). A `bool` array's sum counts its `true`s.
+    /// wraps (NumPy's does too). NumPy sums `u8` into a `uint64`: the same value
+    /// until the total passes 2^63, which takes over 3·10^16 elements. A `bool`
+    /// array's sum counts its `true`s.
     ///
     /// Floats: blocked pairwise summation in one fixed order: lanes of 256 bytes (32 `f64`,
     /// 64 `f32`) add blocks of 2 KiB, and the blocks are added pairwise. The order

@@ -7,9 +7,11 @@ use crate::array::{normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data
 use crate::dim::{broadcast_shapes, size_of_shape, Dim};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::ops::sort::indices;
+use crate::ops::split::split_stream;
 use crate::DType;
 use num_traits::ToPrimitive;
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `v` in standard layout: borrowed when it already is, else a row-major copy.
 pub(crate) fn standard<'a, T: DType>(v: &'a ArrayView<'a, T>) -> Cow<'a, [T]> {
@@ -50,7 +52,11 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
     /// let e = a.take(&[3], -1).unwrap_err();
     /// assert_eq!(e.to_string(), "index 3 is out of bounds for axis 1 with size 3");
     /// ```
-    pub fn take<I: ToPrimitive + Copy>(&self, indices: &[I], axis: isize) -> Result<Array<T>> {
+    pub fn take<I: ToPrimitive + Copy + Sync>(
+        &self,
+        indices: &[I],
+        axis: isize,
+    ) -> Result<Array<T>> {
         let ax = normalize_axis(axis, self.ndim())?;
         let n = self.shape()[ax];
         let k = indices.len();
@@ -68,12 +74,35 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
         let v = self.view();
         let src = standard(&v);
         if inner == 1 {
-            // Each index resolved as it is used: one pass over the indices.
-            for (o, drow) in dst.chunks_exact_mut(k).enumerate() {
-                let srow = &src[o * n..(o + 1) * n];
-                for (d, &i) in drow.iter_mut().zip(indices) {
-                    *d = srow[resolve_one(i, ax, n)?];
+            // A gather, split over the pool and streamed out when large; each index
+            // resolved as it is used (one pass over the indices). A bad index is
+            // reported as the serial loop would: the first one in output order.
+            let first_bad = AtomicUsize::new(usize::MAX);
+            let (src, first_bad) = (&*src, &first_bad);
+            split_stream(dst, move |r, piece| {
+                let mut at = r.start;
+                let mut done = 0;
+                while done < piece.len() {
+                    let (o, j) = (at / k, at % k);
+                    let len = (k - j).min(piece.len() - done);
+                    let srow = &src[o * n..(o + 1) * n];
+                    let run = &mut piece[done..done + len];
+                    for (t, (d, &i)) in run.iter_mut().zip(&indices[j..j + len]).enumerate() {
+                        match resolve_one(i, ax, n) {
+                            Ok(i) => *d = srow[i],
+                            Err(_) => {
+                                first_bad.fetch_min(at + t, Ordering::Relaxed);
+                                return;
+                            }
+                        }
+                    }
+                    done += len;
+                    at += len;
                 }
+            });
+            let bad = first_bad.load(Ordering::Relaxed);
+            if bad != usize::MAX {
+                return Err(resolve_one(indices[bad % k], ax, n).unwrap_err());
             }
         } else {
             let idx = resolve_indices(indices, ax, n)?;
@@ -277,8 +306,12 @@ pub fn where_<'a, 'b, T: DType>(
     };
     if cond.shape() == &*shape && full(&x) && full(&y) {
         if let Some(c) = cond.as_slice() {
+            let (a, b) = (Side::of(&x), Side::of(&y));
             let mut out = try_filled(&shape, T::default())?;
-            select_contig(c, &x, &y, out.payload_mut());
+            // Large outputs are split over the pool and streamed out.
+            split_stream(out.payload_mut(), move |r, piece| {
+                select_contig(&c[r.clone()], a.at(r.clone()), b.at(r), piece)
+            });
             return Ok(Array::from_aligned(&shape, out));
         }
     }
@@ -317,30 +350,52 @@ fn broadcast_scalar<'a, T: DType>(one: &'a [T; 1], shape: &Dim) -> ArrayView<'a,
     }
 }
 
+/// One side of a contiguous `where_`: the operand's elements, or a scalar.
+#[derive(Clone, Copy)]
+enum Side<'a, T> {
+    Many(&'a [T]),
+    One(T),
+}
+
+impl<'a, T: DType> Side<'a, T> {
+    /// A contiguous operand's side.
+    fn of(o: &'a Operand<'_, T>) -> Self {
+        match o {
+            Operand::Scalar(s) => Side::One(*s),
+            Operand::Array(v) => Side::Many(v.as_slice().expect("standard layout")),
+        }
+    }
+
+    /// The elements of `r` (a scalar stays itself).
+    fn at(self, r: std::ops::Range<usize>) -> Side<'a, T> {
+        match self {
+            Side::Many(s) => Side::Many(&s[r]),
+            one => one,
+        }
+    }
+}
+
 /// `where` over contiguous operands of one shape (or scalars).
-fn select_contig<T: DType>(c: &[bool], x: &Operand<'_, T>, y: &Operand<'_, T>, out: &mut [T]) {
+fn select_contig<T: DType>(c: &[bool], x: Side<'_, T>, y: Side<'_, T>, out: &mut [T]) {
     match (x, y) {
-        (Operand::Array(a), Operand::Array(b)) => {
-            let (a, b) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+        (Side::Many(a), Side::Many(b)) => {
             for (((o, &c), &a), &b) in out.iter_mut().zip(c).zip(a).zip(b) {
                 *o = if c { a } else { b };
             }
         }
-        (Operand::Array(a), Operand::Scalar(b)) => {
-            let a = a.as_slice().unwrap();
+        (Side::Many(a), Side::One(b)) => {
             for ((o, &c), &a) in out.iter_mut().zip(c).zip(a) {
-                *o = if c { a } else { *b };
+                *o = if c { a } else { b };
             }
         }
-        (Operand::Scalar(a), Operand::Array(b)) => {
-            let b = b.as_slice().unwrap();
+        (Side::One(a), Side::Many(b)) => {
             for ((o, &c), &b) in out.iter_mut().zip(c).zip(b) {
-                *o = if c { *a } else { b };
+                *o = if c { a } else { b };
             }
         }
-        (Operand::Scalar(a), Operand::Scalar(b)) => {
+        (Side::One(a), Side::One(b)) => {
             for (o, &c) in out.iter_mut().zip(c) {
-                *o = if c { *a } else { *b };
+                *o = if c { a } else { b };
             }
         }
     }

@@ -9,6 +9,7 @@ use crate::array::{normalize_axis, Array, ArrayBase, Data};
 use crate::dim::c_strides;
 use crate::ops::closures::{collect_array, for_each_offset};
 use crate::DType;
+use ndsimd_kernels::mem::Aligned;
 use std::cmp::Ordering;
 
 /// NumPy's sort order: NaN last, otherwise `<`.
@@ -76,14 +77,14 @@ impl<T: DType + PartialOrd, S: Data<Elem = T>> ArrayBase<S> {
         let moved = self.swap_last(ax);
         let n = self.shape()[ax];
         let total = self.len();
-        let mut idx = vec![0usize; total];
+        let mut idx = vec![0i64; total];
         if n > 0 {
-            let vals = moved.to_vec();
-            let mut pairs: Vec<(T, usize)> = Vec::with_capacity(n);
+            let vals = super::select::standard(&moved);
+            let mut pairs: Vec<(T, usize)> = Vec::new();
             for (lane, out) in vals.chunks_exact(n).zip(idx.chunks_exact_mut(n)) {
                 if n >= RADIX_MIN && u32::try_from(n).is_ok() {
                     if let Some(keys) = float_keys(lane) {
-                        radix_argsort(keys, out);
+                        radix_argsort(keys.payload(), out);
                         continue;
                     }
                 }
@@ -91,20 +92,20 @@ impl<T: DType + PartialOrd, S: Data<Elem = T>> ArrayBase<S> {
                 pairs.extend(lane.iter().copied().zip(0..));
                 pairs.sort_by(|a, b| nan_last(&a.0, &b.0));
                 for (o, p) in out.iter_mut().zip(&pairs) {
-                    *o = p.1;
+                    *o = p.1 as i64;
                 }
             }
         }
         // Lanes are laid out along the last axis: put `ax` back where it was.
         let last = self.ndim() - 1;
         if ax == last {
-            return Ok(indices(self.shape(), idx));
+            return Ok(Array::from_parts_standard(self.shape(), idx));
         }
         let mut st = c_strides(moved.shape());
         st.swap(ax, last);
         let mut back = Vec::with_capacity(total);
         for_each_offset(self.shape(), &st, 0, |o| back.push(idx[o]));
-        Ok(indices(self.shape(), back))
+        Ok(Array::from_parts_standard(self.shape(), back))
     }
 
     /// The indices that sort the row-major flattened array (NumPy's
@@ -150,8 +151,16 @@ pub(crate) const RADIX_MIN: usize = 256;
 
 /// Unsigned keys whose order is NumPy's sort order for a float lane (NaN last,
 /// `-0.0` equal to `+0.0`), or `None` for a type without such keys.
-fn float_keys<T: DType>(lane: &[T]) -> Option<Vec<u64>> {
+fn float_keys<T: DType>(lane: &[T]) -> Option<Aligned<u64>> {
     use std::any::{Any, TypeId};
+    // On huge pages where large, as the radix pass's scratch.
+    fn keys_of<T>(lane: &[T], f: impl Fn(&T) -> u64) -> Aligned<u64> {
+        let mut a = Aligned::filled(lane.len(), 0u64);
+        for (o, x) in a.payload_mut().iter_mut().zip(lane) {
+            *o = f(x);
+        }
+        a
+    }
     // Sign-magnitude to an unsigned order: negatives flipped, positives offset.
     fn key(bits: u64, sign: u64) -> u64 {
         if bits & sign != 0 {
@@ -163,68 +172,135 @@ fn float_keys<T: DType>(lane: &[T]) -> Option<Vec<u64>> {
     let t = TypeId::of::<T>();
     if t == TypeId::of::<f64>() {
         let f = |x: &T| *(x as &dyn Any).downcast_ref::<f64>().expect("f64");
-        Some(
-            lane.iter()
-                .map(|x| match f(x) {
-                    v if v.is_nan() => u64::MAX,
-                    v => key((v + 0.0).to_bits(), 1 << 63),
-                })
-                .collect(),
-        )
+        Some(keys_of(lane, |x| match f(x) {
+            v if v.is_nan() => u64::MAX,
+            v => key((v + 0.0).to_bits(), 1 << 63),
+        }))
     } else if t == TypeId::of::<f32>() {
         let f = |x: &T| *(x as &dyn Any).downcast_ref::<f32>().expect("f32");
-        Some(
-            lane.iter()
-                .map(|x| match f(x) {
-                    v if v.is_nan() => u64::from(u32::MAX),
-                    v => key(u64::from((v + 0.0).to_bits()), 1 << 31) & u64::from(u32::MAX),
-                })
-                .collect(),
-        )
+        Some(keys_of(lane, |x| match f(x) {
+            v if v.is_nan() => u64::from(u32::MAX),
+            v => key(u64::from((v + 0.0).to_bits()), 1 << 31) & u64::from(u32::MAX),
+        }))
     } else {
         None
     }
 }
 
+/// Bits per radix digit: 2048 buckets, six passes for 64-bit keys. On the 4Mi
+/// f64 bench row (two live 11-bit digits, three live 8-bit ones) 11 bits ran
+/// 1.97x NumPy against 1.77x for 8 bits (Zen 5, 2 vCPUs, loaded).
+const DIGIT: u32 = 11;
+const BUCKETS: usize = 1 << DIGIT;
+const PASSES: usize = 64usize.div_ceil(DIGIT as usize);
+
 /// A stable LSD radix argsort of `keys` (11-bit digits; a pass whose digit is the
-/// same for every key is skipped, so `f32` keys take three passes) into `out`.
-pub(crate) fn radix_argsort(keys: Vec<u64>, out: &mut [usize]) {
-    const BITS: u32 = 11;
-    const B: usize = 1 << BITS;
-    const PASSES: usize = 6;
+/// same for every key is skipped, so `f32` keys take at most three passes, and
+/// keys of few distinct bits fewer) into `out`. `keys.len() == out.len()`,
+/// below `u32::MAX`.
+pub(crate) fn radix_argsort(keys: &[u64], out: &mut [i64]) {
     let n = keys.len();
-    let mut hist = vec![[0usize; B]; PASSES];
-    for &k in &keys {
+    debug_assert!(n == out.len() && u32::try_from(n).is_ok());
+    // Every digit's histogram in one pass (u32 counters: 48 KiB).
+    let mut hist = vec![[0u32; BUCKETS]; PASSES];
+    for &k in keys {
         for (p, h) in hist.iter_mut().enumerate() {
-            h[(k >> (p as u32 * BITS)) as usize & (B - 1)] += 1;
+            h[(k >> (p as u32 * DIGIT)) as usize & (BUCKETS - 1)] += 1;
         }
     }
-    let mut keys = keys;
-    let mut idx: Vec<u32> = (0..n as u32).collect();
-    let (mut k2, mut i2) = (vec![0u64; n], vec![0u32; n]);
-    for (p, h) in hist.iter_mut().enumerate() {
-        if h.contains(&n) {
-            continue;
-        }
-        let mut sum = 0;
+    let live: Vec<usize> = (0..PASSES)
+        .filter(|&p| !hist[p].contains(&(n as u32)))
+        .collect();
+    let Some(&last) = live.last() else {
+        // Every key equal: the input order is the stable order.
+        out.iter_mut().zip(0..).for_each(|(o, i)| *o = i);
+        return;
+    };
+    // Scratch on huge pages where large (a first touch per 2 MiB, not per 4 KiB).
+    let mut bufs = [Aligned::filled(n, 0u64), Aligned::filled(n, 0u64)];
+    let mut idx = [Aligned::filled(n, 0u32), Aligned::filled(n, 0u32)];
+    for (step, &p) in live.iter().enumerate() {
+        let h = &mut hist[p];
+        let mut sum = 0u32;
         for c in h.iter_mut() {
             let t = *c;
             *c = sum;
             sum += t;
         }
-        let shift = p as u32 * BITS;
-        for (&k, &i) in keys.iter().zip(&idx) {
-            let d = (k >> shift) as usize & (B - 1);
-            let pos = h[d];
-            h[d] += 1;
-            k2[pos] = k;
-            i2[pos] = i;
+        let shift = p as u32 * DIGIT;
+        let [b0, b1] = &mut bufs;
+        let [i0, i1] = &mut idx;
+        let (kin, kout, iin, iout) = if step % 2 == 0 {
+            (
+                b0.payload(),
+                b1.payload_mut(),
+                i0.payload(),
+                i1.payload_mut(),
+            )
+        } else {
+            (
+                b1.payload(),
+                b0.payload_mut(),
+                i1.payload(),
+                i0.payload_mut(),
+            )
+        };
+        // The first pass reads the caller's keys and the identity order; the last
+        // writes the indices straight into `out` and no keys.
+        match (step == 0, p == last) {
+            (true, true) => scatter(
+                keys,
+                shift,
+                h,
+                |j| j as u32,
+                |pos, _, i| out[pos] = i64::from(i),
+            ),
+            (true, false) => scatter(
+                keys,
+                shift,
+                h,
+                |j| j as u32,
+                |pos, k, i| {
+                    kout[pos] = k;
+                    iout[pos] = i;
+                },
+            ),
+            (false, true) => scatter(
+                kin,
+                shift,
+                h,
+                |j| iin[j],
+                |pos, _, i| out[pos] = i64::from(i),
+            ),
+            (false, false) => scatter(
+                kin,
+                shift,
+                h,
+                |j| iin[j],
+                |pos, k, i| {
+                    kout[pos] = k;
+                    iout[pos] = i;
+                },
+            ),
         }
-        std::mem::swap(&mut keys, &mut k2);
-        std::mem::swap(&mut idx, &mut i2);
     }
-    for (o, &i) in out.iter_mut().zip(&idx) {
-        *o = i as usize;
+}
+
+/// One radix pass: the `j`-th key's digit at `shift` picks its slot from the
+/// running offsets `h`, and `put(slot, key, index(j))` writes it there.
+#[inline(always)]
+fn scatter(
+    keys: &[u64],
+    shift: u32,
+    h: &mut [u32; BUCKETS],
+    index: impl Fn(usize) -> u32,
+    mut put: impl FnMut(usize, u64, u32),
+) {
+    for (j, &k) in keys.iter().enumerate() {
+        let d = (k >> shift) as usize & (BUCKETS - 1);
+        let pos = h[d] as usize;
+        h[d] += 1;
+        put(pos, k, index(j));
     }
 }
 

@@ -62,7 +62,7 @@ const STREAM_BLOCK: usize = 1024;
 ///
 /// [`stream_copy`]: ndsimd_kernels::stream::stream_copy
 /// [`stream_min`]: ndsimd_kernels::stream::stream_min
-pub(crate) fn split_stream<T: crate::Numeric, F>(out: &mut [T], f: F)
+pub(crate) fn split_stream<T: crate::DType, F>(out: &mut [T], f: F)
 where
     F: Fn(std::ops::Range<usize>, &mut [T]) + Send + Sync + Copy,
 {

@@ -78,11 +78,13 @@ impl NumPy {
 
     /// NumPy's time over ours for `row` and its spread, in percent; `None` for a
     /// row NumPy has no equivalent of here (more than one thread, or no such op).
-    /// The pool's `par exp_into` rows are set against NumPy's one-thread call.
+    /// The pool's `par exp_into` and port rows are set against NumPy's one-thread call.
     /// `Err` when NumPy's answer differs from ours: that row is not timed.
     pub fn compare(&mut self, row: &Row, samples: usize) -> Result<Option<(f64, f64)>, String> {
-        // The two-thread exp rows and the numexpr row run on every thread; NumPy on one.
-        if row.threads != 1 && !row.op.starts_with("par exp") && row.op != "ne chain" {
+        // The two-thread exp and port rows and the numexpr row run on every thread;
+        // NumPy on one.
+        const PAR: [&str; 4] = ["par exp", "par take", "par where", "par concatenate"];
+        if row.threads != 1 && !PAR.iter().any(|p| row.op.starts_with(p)) && row.op != "ne chain" {
             return Ok(None);
         }
         let Some((mut ours, answer)) = our_case(&row.op, row.n) else {

@@ -260,7 +260,7 @@ fn run_tables(r: &mut Runner) {
     r.set_section(runner::Section::Single, 1);
     ndsimd::with_threads(1, || {
         single::single(r);
-        port::port(r);
+        port::port(r, "");
         ints::ints(r);
     });
     ndsimd::with_threads(1, || workspace::workspace(r));
@@ -269,6 +269,7 @@ fn run_tables(r: &mut Runner) {
     if threads > 1 {
         r.set_section(runner::Section::Pool, threads);
         pool::parallel(r, threads);
+        ndsimd::with_threads(threads, || port::port(r, "par "));
     }
     let counts = if threads > 1 {
         vec![1, threads]

@@ -1,5 +1,7 @@
-//! The NumPy-port rows on one thread at 4Mi f64: `take`, `where`, `concatenate`,
-//! `cumsum`, `argsort`, each against the plain Rust loop doing the same (`collect`).
+//! The NumPy-port rows at 4Mi f64: `take`, `where`, `concatenate`, `cumsum`,
+//! `argsort` on one thread, and as `par take`, `par where`, `par concatenate` (the
+//! ones that split over the pool) on every thread, each against the plain Rust loop
+//! doing the same on one thread (`collect`).
 //! Inputs are made by `compare.py`'s formula, so `--compare` times NumPy on the
 //! same data.
 
@@ -13,8 +15,12 @@ pub fn take_indices(n: usize) -> Vec<i64> {
     (0..n).map(|i| ((i * 7919) % n) as i64).collect()
 }
 
-pub fn port(r: &mut Runner) {
+/// The rows, named `{prefix}op`: every one when `prefix` is empty, only the pool's
+/// (see the module) otherwise.
+pub fn port(r: &mut Runner, prefix: &str) {
     let n = 1 << 22;
+    let name = |op: &str| format!("{prefix}{op}");
+    let single = prefix.is_empty();
     // Made only when a row is selected; copied into ndsimd's own allocation
     // (huge pages, as NumPy's operands).
     let mut inputs: Option<(Array<f64>, Array<f64>)> = None;
@@ -24,14 +30,14 @@ pub fn port(r: &mut Runner) {
             vec_of::<f64>(n, 104729, false).to_owned(),
         )
     };
-    if r.wants("take") {
+    if r.wants(&name("take")) {
         let x = &inputs.get_or_insert_with(make).0;
         let sx = x.as_slice().unwrap();
         let idx = take_indices(n);
         let plain = || idx.iter().map(|&i| sx[i as usize]).collect::<Vec<f64>>();
         assert_eq!(x.take(&idx, 0).unwrap().to_vec(), plain(), "bench take");
         r.row(
-            "take",
+            &name("take"),
             n,
             24 * n,
             "collect",
@@ -39,7 +45,7 @@ pub fn port(r: &mut Runner) {
             &mut || drop(black_box(plain())),
         );
     }
-    if r.wants("where") {
+    if r.wants(&name("where")) {
         let (x, y) = inputs.get_or_insert_with(make);
         let (x, y) = (&*x, &*y);
         let (sx, sy) = (x.as_slice().unwrap(), y.as_slice().unwrap());
@@ -57,7 +63,7 @@ pub fn port(r: &mut Runner) {
             "bench where"
         );
         r.row(
-            "where",
+            &name("where"),
             n,
             25 * n,
             "collect",
@@ -65,7 +71,7 @@ pub fn port(r: &mut Runner) {
             &mut || drop(black_box(plain())),
         );
     }
-    if r.wants("concatenate") {
+    if r.wants(&name("concatenate")) {
         let (x, y) = inputs.get_or_insert_with(make);
         let (x, y) = (&*x, &*y);
         let (sx, sy) = (x.as_slice().unwrap(), y.as_slice().unwrap());
@@ -77,7 +83,7 @@ pub fn port(r: &mut Runner) {
             "bench concatenate"
         );
         r.row(
-            "concatenate",
+            &name("concatenate"),
             n,
             32 * n,
             "collect",
@@ -85,7 +91,7 @@ pub fn port(r: &mut Runner) {
             &mut || drop(black_box(plain())),
         );
     }
-    if r.wants("cumsum") {
+    if single && r.wants("cumsum") {
         let x = &inputs.get_or_insert_with(make).0;
         let sx = x.as_slice().unwrap();
         let plain = || {
@@ -106,7 +112,7 @@ pub fn port(r: &mut Runner) {
             &mut || drop(black_box(plain())),
         );
     }
-    if r.wants("argsort") {
+    if single && r.wants("argsort") {
         let x = &inputs.get_or_insert_with(make).0;
         let sx = x.as_slice().unwrap();
         let plain = || {
