@@ -24,11 +24,13 @@ const PAD: usize = OFFSETS + 8;
 
 /// `0..=3L+3`, then a few long lengths (one of them odd and prime, one past three of
 /// `argmax`'s chunks of 8192), and block counts of the pairwise sum around its
-/// straight-line groups of 8 blocks (none, one, several, with 1 to 7 blocks after
-/// them), whole or with a short last block.
+/// straight-line groups of 8 blocks and runs of 8 groups (none, one, several, with
+/// groups and 1 to 7 blocks after them), whole or with a short last block.
 fn lengths<T: TestFloat>() -> Vec<usize> {
     let b = 2048 / std::mem::size_of::<T>();
-    let blocks = [5, 7, 8, 9, 14, 16, 19, 23, 24, 31, 33];
+    let blocks = [
+        5, 7, 8, 9, 14, 16, 19, 23, 24, 31, 33, 63, 64, 65, 71, 72, 73, 127, 128, 130, 213,
+    ];
     (0..=3 * T::LANES + 3)
         .chain([1000, 4099, 3 * 8192 + 77])
         .chain(blocks.iter().flat_map(|&k| [k * b, k * b - 5]))
