@@ -326,6 +326,23 @@ pub(crate) fn matmul_2d<T: Element>(
         return false;
     }
     let (ta, tb) = (a.strides(), b.strides());
+    // Contiguous row-major operands of at most 8 a side (the tiny kernels' reach):
+    // one stride test and three slices, none of the views' layout checks.
+    let (ki, ni) = (k as isize, n as isize);
+    if m.max(n).max(k) <= 8 && (ta, tb, out.strides()) == (&[ki, 1][..], &[ni, 1][..], &[ni, 1][..])
+    {
+        let (oa, ob, oc) = (a.offset, b.offset, out.offset);
+        if let (Some(sa), Some(sb)) = (
+            a.data.storage().get(oa..oa + m * k),
+            b.data.storage().get(ob..ob + k * n),
+        ) {
+            if let Some(sc) = out.data.storage_mut().get_mut(oc..oc + m * n) {
+                if T::gemm_tiny_rows(alpha, sa, sb, beta, sc, (m, k, n)) {
+                    return true;
+                }
+            }
+        }
+    }
     let am = MatRef::new(a.data.storage(), a.offset, m, k, ta[0], ta[1])
         .expect("in bounds: an array's layout");
     let bm = MatRef::new(b.data.storage(), b.offset, k, n, tb[0], tb[1])

@@ -52,6 +52,67 @@ pub type SmallFn<T> = unsafe fn(
     beta: T,
 );
 
+/// A tier's kernel for one width `N` of row-major contiguous tiny products:
+/// `(m, k, a, b, c, alpha, beta)`, that is `C = alpha * A * B + beta * C` for an
+/// `m x k` A with rows `k` apart, a `k x N` B and an `m x N` C with rows `N` apart,
+/// each element unit-strided (see [`rows`]). The table holds one per `N` in
+/// `1..=TINY_SIDE`.
+///
+/// # Safety
+/// The CPU has the kernel's tier; `0 < m, k <= TINY_SIDE`; `m * k` elements at `a`
+/// and `k * N` at `b` valid for reads, `m * N` at `c` for writes (and reads unless
+/// `beta == 0`), C not overlapping A or B.
+pub type RowsFn<T> =
+    unsafe fn(m: usize, k: usize, a: *const T, b: *const T, c: *mut T, alpha: T, beta: T);
+
+/// The tiny entry's kernel for contiguous row-major operands, `N` columns known
+/// at compile time: the whole row of C in `N` accumulators (the compiler turns
+/// them into the tier's vectors), no stride arithmetic, no buffer, no choice of
+/// form; so the call costs a few dozen instructions at 2³. Each element is
+/// [`register`]'s sum: `acc = a * b + acc` over k in order from `+0`, fused when
+/// `FMA` (the tier's vectors fuse), then `alpha * acc`, then `+ beta * c` unless
+/// `beta == 0` (C not read then).
+///
+/// # Safety
+/// As [`RowsFn`], inside a function with the tier's features.
+#[inline(always)]
+pub(crate) unsafe fn rows<T: Arith, const N: usize, const FMA: bool>(
+    m: usize,
+    k: usize,
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+    alpha: T,
+    beta: T,
+) {
+    let plain = beta == T::ZERO;
+    for i in 0..m {
+        let mut acc = [T::ZERO; N];
+        for p in 0..k {
+            // SAFETY: `(i, p)` of A and row `p` of B (`N` elements), as the caller
+            // allows (`i < m`, `p < k`).
+            let (x, bp) = unsafe { (*a.add(i * k + p), b.add(p * N)) };
+            for (j, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: `j < N`, in row `p` of B.
+                let y = unsafe { *bp.add(j) };
+                *acc = if FMA {
+                    x.mul_add(y, *acc)
+                } else {
+                    x * y + *acc
+                };
+            }
+        }
+        for (j, &acc) in acc.iter().enumerate() {
+            let t = acc * alpha;
+            // SAFETY: `(i, j)` of C, read only when `beta != 0`.
+            unsafe {
+                let out = c.add(i * N + j);
+                *out = if plain { t } else { t + beta * *out };
+            }
+        }
+    }
+}
+
 /// The register path's template (see the module doc), with the direct path's `R x
 /// W` blocks of vector `V`, for sides of at most `SIDE` ([`SMALL_SIDE`] or
 /// [`TINY_SIDE`]) through stack buffers of `BUF` elements.

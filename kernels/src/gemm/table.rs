@@ -7,7 +7,7 @@ use super::direct::DirectFn;
 use super::gather::Gather8Fn;
 use super::gemv::GemvFn;
 use super::kernel::{BColsFn, MicroFn, PeakFn};
-use super::small::SmallFn;
+use super::small::{RowsFn, SmallFn, TINY_SIDE};
 
 /// A micro-kernel and the shape of its register tile.
 ///
@@ -51,6 +51,9 @@ pub struct Kernel<T> {
     /// [`Kernel::small`] for at most `TINY_SIDE` on every side, with small stack
     /// buffers (`small.rs`); the same bits.
     pub tiny: SmallFn<T>,
+    /// The tiny entry's kernels for contiguous row-major operands, `tiny_rows[n - 1]`
+    /// for `n` columns (`small.rs`'s `rows`); the same bits.
+    pub tiny_rows: [RowsFn<T>; TINY_SIDE],
     /// Packs eight runs contiguous along k at once (`gather.rs`), where the tier
     /// has one; `None` leaves it to the scalar gather of `pack.rs`.
     pub gather8: Option<Gather8Fn<T>>,
@@ -287,6 +290,27 @@ macro_rules! gemm_kernel {
                     register::<$v, $dr, $dw, TINY_SIDE, TINY_BUF>(dims, a, b, c, alpha, beta)
                 }
             }
+            /// # Safety
+            /// `RowsFn`'s contract for `N` columns.
+            #[$attr]
+            unsafe fn rows<const N: usize>(
+                m: usize,
+                k: usize,
+                a: *const $t,
+                b: *const $t,
+                c: *mut $t,
+                alpha: $t,
+                beta: $t,
+            ) {
+                use $crate::vector::FloatVector;
+                // SAFETY: the caller upholds `RowsFn`'s contract, which is `rows`'s;
+                // `$v`'s features are present.
+                unsafe {
+                    $crate::gemm::small::rows::<$t, N, { <$v as FloatVector>::FMA }>(
+                        m, k, a, b, c, alpha, beta,
+                    )
+                }
+            }
             $crate::gemm::table::Kernel {
                 mr: $mv * <$v as $crate::vector::Vector>::N,
                 nr: $nr,
@@ -304,6 +328,16 @@ macro_rules! gemm_kernel {
                 direct,
                 small,
                 tiny,
+                tiny_rows: [
+                    rows::<1>,
+                    rows::<2>,
+                    rows::<3>,
+                    rows::<4>,
+                    rows::<5>,
+                    rows::<6>,
+                    rows::<7>,
+                    rows::<8>,
+                ],
                 gather8: None,
             }
         };
