@@ -255,7 +255,7 @@ macro_rules! float_dtype {
             ) {
                 ndsimd_kernels::gemm::gemm_in(alpha, a, b, beta, c, threads, scratch)
             }
-            #[inline]
+            #[inline(always)]
             fn gemm_tiny_rows(
                 alpha: $t,
                 a: &[$t],

@@ -251,7 +251,7 @@ pub fn gemm_in<T: GemmElement>(
 /// assert_eq!(c, [2.0, 4.0, 6.0, 8.0]);
 /// assert!(!gemm_tiny_rows(1.0, &a, &b, 0.0, &mut c, (1, 4, 1))); // B is not 4 x 1
 /// ```
-#[inline]
+#[inline(always)]
 pub fn gemm_tiny_rows<T: GemmElement>(
     alpha: T,
     a: &[T],
@@ -272,7 +272,9 @@ pub fn gemm_tiny_rows<T: GemmElement>(
     // SAFETY: each side in `1..=TINY_SIDE`; the slices hold exactly the row-major
     // operands, C borrowed mutably (so it shares nothing with A or B); `kern`
     // exists only when the CPU has its tier.
-    unsafe { (kern.tiny_rows[n - 1])(m, k, a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), alpha, beta) };
+    unsafe {
+        (kern.tiny_rows[m - 1][n - 1])(k, a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), alpha, beta)
+    };
     true
 }
 
@@ -304,7 +306,7 @@ fn tiny<T: GemmElement>(
     if (ra.rs, ra.cs, rb.rs, rb.cs, rc.rs, rc.cs) == (ki, 1, ni, 1, ni, 1) {
         // SAFETY: as below; with these strides A's `m * k`, B's `k * n` and C's
         // `m * n` elements are contiguous from their pointers.
-        unsafe { (kern.tiny_rows[n - 1])(m, k, ra.ptr, rb.ptr, rc.ptr, alpha, beta) };
+        unsafe { (kern.tiny_rows[m - 1][n - 1])(k, ra.ptr, rb.ptr, rc.ptr, alpha, beta) };
         return true;
     }
     let r = path::register(kern.lanes, m, n, k, (ra, rb, rc));

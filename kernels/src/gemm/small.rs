@@ -52,23 +52,23 @@ pub type SmallFn<T> = unsafe fn(
     beta: T,
 );
 
-/// A tier's kernel for one width `N` of row-major contiguous tiny products:
-/// `(m, k, a, b, c, alpha, beta)`, that is `C = alpha * A * B + beta * C` for an
-/// `m x k` A with rows `k` apart, a `k x N` B and an `m x N` C with rows `N` apart,
-/// each element unit-strided (see [`rows`]). The table holds one per `N` in
-/// `1..=TINY_SIDE`.
+/// A tier's kernel for one shape `M x N` of row-major contiguous tiny products:
+/// `(k, a, b, c, alpha, beta)`, that is `C = alpha * A * B + beta * C` for an
+/// `M x k` A with rows `k` apart, a `k x N` B and an `M x N` C with rows `N` apart,
+/// each element unit-strided (see [`rows`]). The table holds one per `M` and `N`
+/// in `1..=TINY_SIDE`.
 ///
 /// # Safety
-/// The CPU has the kernel's tier; `0 < m, k <= TINY_SIDE`; `m * k` elements at `a`
-/// and `k * N` at `b` valid for reads, `m * N` at `c` for writes (and reads unless
+/// The CPU has the kernel's tier; `0 < k <= TINY_SIDE`; `M * k` elements at `a`
+/// and `k * N` at `b` valid for reads, `M * N` at `c` for writes (and reads unless
 /// `beta == 0`), C not overlapping A or B.
-pub type RowsFn<T> =
-    unsafe fn(m: usize, k: usize, a: *const T, b: *const T, c: *mut T, alpha: T, beta: T);
+pub type RowsFn<T> = unsafe fn(k: usize, a: *const T, b: *const T, c: *mut T, alpha: T, beta: T);
 
-/// The tiny entry's kernel for contiguous row-major operands, `N` columns known
-/// at compile time: the whole row of C in `N` accumulators (the compiler turns
-/// them into the tier's vectors), no stride arithmetic, no buffer, no choice of
-/// form; so the call costs a few dozen instructions at 2³. Each element is
+/// The tiny entry's kernel for contiguous row-major operands, `M` rows and `N`
+/// columns known at compile time: all of C in `M x N` accumulators (the compiler
+/// turns each row into the tier's vectors, the rows into independent chains), no
+/// stride arithmetic, no buffer, no choice of form, so the call is a few dozen
+/// instructions at 2³ (nano-gemm's plan, one kernel per shape). Each element is
 /// [`register`]'s sum: `acc = a * b + acc` over k in order from `+0`, fused when
 /// `FMA` (the tier's vectors fuse), then `alpha * acc`, then `+ beta * c` unless
 /// `beta == 0` (C not read then).
@@ -76,8 +76,7 @@ pub type RowsFn<T> =
 /// # Safety
 /// As [`RowsFn`], inside a function with the tier's features.
 #[inline(always)]
-pub(crate) unsafe fn rows<T: Arith, const N: usize, const FMA: bool>(
-    m: usize,
+pub(crate) unsafe fn rows<T: Arith, const M: usize, const N: usize, const FMA: bool>(
     k: usize,
     a: *const T,
     b: *const T,
@@ -85,13 +84,13 @@ pub(crate) unsafe fn rows<T: Arith, const N: usize, const FMA: bool>(
     alpha: T,
     beta: T,
 ) {
-    let plain = beta == T::ZERO;
-    for i in 0..m {
-        let mut acc = [T::ZERO; N];
-        for p in 0..k {
-            // SAFETY: `(i, p)` of A and row `p` of B (`N` elements), as the caller
-            // allows (`i < m`, `p < k`).
-            let (x, bp) = unsafe { (*a.add(i * k + p), b.add(p * N)) };
+    let mut acc = [[T::ZERO; N]; M];
+    for p in 0..k {
+        // SAFETY: row `p < k` of B (`N` elements), as the caller allows.
+        let bp = unsafe { b.add(p * N) };
+        for (i, acc) in acc.iter_mut().enumerate() {
+            // SAFETY: `(i, p)` of A (`i < M`, `p < k`), as the caller allows.
+            let x = unsafe { *a.add(i * k + p) };
             for (j, acc) in acc.iter_mut().enumerate() {
                 // SAFETY: `j < N`, in row `p` of B.
                 let y = unsafe { *bp.add(j) };
@@ -102,6 +101,9 @@ pub(crate) unsafe fn rows<T: Arith, const N: usize, const FMA: bool>(
                 };
             }
         }
+    }
+    let plain = beta == T::ZERO;
+    for (i, acc) in acc.iter().enumerate() {
         for (j, &acc) in acc.iter().enumerate() {
             let t = acc * alpha;
             // SAFETY: `(i, j)` of C, read only when `beta != 0`.

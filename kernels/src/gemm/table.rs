@@ -51,9 +51,10 @@ pub struct Kernel<T> {
     /// [`Kernel::small`] for at most `TINY_SIDE` on every side, with small stack
     /// buffers (`small.rs`); the same bits.
     pub tiny: SmallFn<T>,
-    /// The tiny entry's kernels for contiguous row-major operands, `tiny_rows[n - 1]`
-    /// for `n` columns (`small.rs`'s `rows`); the same bits.
-    pub tiny_rows: [RowsFn<T>; TINY_SIDE],
+    /// The tiny entry's kernels for contiguous row-major operands,
+    /// `tiny_rows[m - 1][n - 1]` for `m` rows and `n` columns (`small.rs`'s `rows`);
+    /// the same bits.
+    pub tiny_rows: [[RowsFn<T>; TINY_SIDE]; TINY_SIDE],
     /// Packs eight runs contiguous along k at once (`gather.rs`), where the tier
     /// has one; `None` leaves it to the scalar gather of `pack.rs`.
     pub gather8: Option<Gather8Fn<T>>,
@@ -291,10 +292,9 @@ macro_rules! gemm_kernel {
                 }
             }
             /// # Safety
-            /// `RowsFn`'s contract for `N` columns.
+            /// `RowsFn`'s contract for `M` rows and `N` columns.
             #[$attr]
-            unsafe fn rows<const N: usize>(
-                m: usize,
+            unsafe fn rows<const M: usize, const N: usize>(
                 k: usize,
                 a: *const $t,
                 b: *const $t,
@@ -306,10 +306,23 @@ macro_rules! gemm_kernel {
                 // SAFETY: the caller upholds `RowsFn`'s contract, which is `rows`'s;
                 // `$v`'s features are present.
                 unsafe {
-                    $crate::gemm::small::rows::<$t, N, { <$v as FloatVector>::FMA }>(
-                        m, k, a, b, c, alpha, beta,
+                    $crate::gemm::small::rows::<$t, M, N, { <$v as FloatVector>::FMA }>(
+                        k, a, b, c, alpha, beta,
                     )
                 }
+            }
+            /// The kernels of `M` rows, by columns.
+            const fn rows_of<const M: usize>() -> [$crate::gemm::small::RowsFn<$t>; 8] {
+                [
+                    rows::<M, 1>,
+                    rows::<M, 2>,
+                    rows::<M, 3>,
+                    rows::<M, 4>,
+                    rows::<M, 5>,
+                    rows::<M, 6>,
+                    rows::<M, 7>,
+                    rows::<M, 8>,
+                ]
             }
             $crate::gemm::table::Kernel {
                 mr: $mv * <$v as $crate::vector::Vector>::N,
@@ -329,14 +342,14 @@ macro_rules! gemm_kernel {
                 small,
                 tiny,
                 tiny_rows: [
-                    rows::<1>,
-                    rows::<2>,
-                    rows::<3>,
-                    rows::<4>,
-                    rows::<5>,
-                    rows::<6>,
-                    rows::<7>,
-                    rows::<8>,
+                    rows_of::<1>(),
+                    rows_of::<2>(),
+                    rows_of::<3>(),
+                    rows_of::<4>(),
+                    rows_of::<5>(),
+                    rows_of::<6>(),
+                    rows_of::<7>(),
+                    rows_of::<8>(),
                 ],
                 gather8: None,
             }
