@@ -13,6 +13,9 @@
 //! unless `beta == 0`), so the path taken never changes a bit; no scratch, no
 //! blocking beyond k's blocks, no thread.
 //!
+//! Contiguous row-major products of at most [`TINY_SIDE`] a side run [`rows`]
+//! instead: one kernel per `(m, n)`, k at run time, with the same sum per element.
+//!
 //! [`gemm`] is the portable loop (multiply then add, never fused) for the rest of the
 //! products of at most `path::SMALL_MAX` multiply-adds whose layout the direct path
 //! cannot take (a long side with strided operands).
