@@ -155,6 +155,16 @@ pub trait Element:
         scratch: &mut [Self],
     );
     #[doc(hidden)]
+    /// [`ndsimd_kernels::gemm::gemm_tiny_rows`] for this type.
+    fn gemm_tiny_rows(
+        alpha: Self,
+        a: &[Self],
+        b: &[Self],
+        beta: Self,
+        c: &mut [Self],
+        mkn: (usize, usize, usize),
+    ) -> bool;
+    #[doc(hidden)]
     /// [`ndsimd_kernels::gemm::gemm_scratch`] for this type.
     fn gemm_scratch(m: usize, k: usize, n: usize, threads: usize) -> usize;
     #[doc(hidden)]
@@ -244,6 +254,17 @@ macro_rules! float_dtype {
                 scratch: &mut [$t],
             ) {
                 ndsimd_kernels::gemm::gemm_in(alpha, a, b, beta, c, threads, scratch)
+            }
+            #[inline(always)]
+            fn gemm_tiny_rows(
+                alpha: $t,
+                a: &[$t],
+                b: &[$t],
+                beta: $t,
+                c: &mut [$t],
+                mkn: (usize, usize, usize),
+            ) -> bool {
+                ndsimd_kernels::gemm::gemm_tiny_rows(alpha, a, b, beta, c, mkn)
             }
             fn gemm_scratch(m: usize, k: usize, n: usize, threads: usize) -> usize {
                 ndsimd_kernels::gemm::gemm_scratch::<$t>(m, k, n, threads)

@@ -107,3 +107,60 @@ fn s_last(ndim: usize) -> Vec<ndsimd::SliceArg> {
         })
         .collect()
 }
+
+/// Each 2-D product of at most 8 a side on contiguous operands (the array layer's
+/// fast entry), offsets into a larger buffer included, gives the bits of the same
+/// product on strided views of the same values (the views' path); NaN in C does
+/// not leak with beta 0; a side of 9 and alpha 0 take the general path.
+#[test]
+fn tiny_contiguous_matmul_same_bits_as_strided() {
+    let mut rng = Rng(0x7171);
+    // Every other column of a twice-as-wide array: the same values, strided.
+    let spread = |x: &Array<f64>| {
+        let (r, c) = (x.shape()[0], x.shape()[1]);
+        let mut w = Array::from_elem(&[r, 2 * c], f64::NAN);
+        for i in 0..r {
+            for j in 0..c {
+                *w.get_mut(&[i, 2 * j]).unwrap() = *x.get(&[i, j]).unwrap();
+            }
+        }
+        w
+    };
+    for m in 1..=9 {
+        for n in 1..=9 {
+            for k in 1..=9 {
+                for (alpha, beta) in [(1.0, 0.0), (-1.5, 0.0), (0.5, 1.0), (1.0, -2.0), (0.0, 3.0)]
+                {
+                    // A sits after one row of another array (offset k, contiguous).
+                    let a_big = random(&[m + 1, k], &mut rng);
+                    let a = a_big.slice(s![1.., ..]).unwrap();
+                    let b = random(&[k, n], &mut rng);
+                    let c0 = if beta == 0.0 {
+                        Array::from_elem(&[m, n], f64::NAN)
+                    } else {
+                        random(&[m, n], &mut rng)
+                    };
+                    let mut c = c0.clone();
+                    a.matmul_into(&b, alpha, beta, &mut c).unwrap();
+                    let (wa, wb, mut wc) = (spread(&a.to_owned()), spread(&b), spread(&c0));
+                    {
+                        let (sa, sb) = (wa.slice(s_last(2)).unwrap(), wb.slice(s_last(2)).unwrap());
+                        let mut sc = wc.slice_mut(s_last(2)).unwrap();
+                        sa.matmul_into(&sb, alpha, beta, &mut sc).unwrap();
+                    }
+                    let want: Vec<u64> = wc
+                        .slice(s_last(2))
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.to_bits())
+                        .collect();
+                    same(
+                        &want,
+                        &bits(&c),
+                        &format!("{m}x{k} @ {k}x{n} alpha {alpha} beta {beta}"),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -11,7 +11,8 @@ mod common;
 
 use common::{each_tier, TestFloat, XorShift};
 use ndsimd_kernels::gemm::{
-    blocking, direct_tile, gemm, gemm_tuned, gemm_with_tier, GemmElement, MatMut, MatRef, Tuning,
+    blocking, direct_tile, gemm, gemm_tiny_rows, gemm_tuned, gemm_with_tier, GemmElement, MatMut,
+    MatRef, Tuning,
 };
 use ndsimd_kernels::{available_tiers, pool, Tier};
 
@@ -1332,4 +1333,77 @@ fn tiny_same_bits_as_general_f32() {
 #[test]
 fn tiny_same_bits_as_general_f64() {
     tiny_same_bits_as_general::<f64>();
+}
+
+/// The slice entry (`gemm_tiny_rows`, the active tier's fixed-width kernels; run
+/// under each `NDSIMD_TIER`) gives the packed path's bits for every m, n, k in
+/// 1..=8, alpha and beta 0, 1 and others, NaN in C with beta 0 (not read), and
+/// declines (C untouched) a side of 0 or 9, alpha 0 and slices of other lengths.
+fn tiny_rows_same_bits_as_packed<T: Elem>() {
+    let mut rng = XorShift(0x7155_0202_9e37_79b9);
+    let packed = Tuning {
+        small_path: Some(false),
+        direct_path: Some(false),
+        ..Tuning::default()
+    };
+    let tier = ndsimd_kernels::active_tier();
+    for (m, n, k) in
+        (0..=9).flat_map(|m| (0..=9).flat_map(move |n| (0..=9).map(move |k| (m, n, k))))
+    {
+        for (alpha, beta) in [
+            (1.0, 0.0),
+            (1.25, 0.0),
+            (-0.75, 1.0),
+            (1.0, -0.5),
+            (0.0, 0.5),
+        ] {
+            let a: Vec<T> = (0..m * k).map(|_| T::random_finite(&mut rng)).collect();
+            let b: Vec<T> = (0..k * n).map(|_| T::random_finite(&mut rng)).collect();
+            let c_in: Vec<T> = (0..m * n)
+                .map(|_| {
+                    if beta == 0.0 {
+                        T::from_f64(f64::NAN)
+                    } else {
+                        T::random_finite(&mut rng)
+                    }
+                })
+                .collect();
+            let (al, be) = (T::from_f64(alpha), T::from_f64(beta));
+            let mut c = c_in.clone();
+            let took = gemm_tiny_rows(al, &a, &b, be, &mut c, (m, k, n));
+            let fits = (1..=8).contains(&m) && (1..=8).contains(&n) && (1..=8).contains(&k);
+            let what = format!("{tier:?} {} {m}x{n}x{k} alpha {alpha} beta {beta}", T::NAME);
+            assert_eq!(took, fits && alpha != 0.0, "{what}");
+            let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
+            if !took {
+                assert_eq!(bits(&c), bits(&c_in), "{what}: declined, C untouched");
+                continue;
+            }
+            let mut want = c_in.clone();
+            let (av, bv) = (
+                MatRef::new(&a, 0, m, k, k as isize, 1).unwrap(),
+                MatRef::new(&b, 0, k, n, n as isize, 1).unwrap(),
+            );
+            let cv = MatMut::new(&mut want, 0, m, n, n as isize, 1).unwrap();
+            gemm_tuned(tier, &packed, al, av, bv, be, cv, 1).unwrap();
+            assert_eq!(bits(&c), bits(&want), "{what}");
+            if m * k > 1 {
+                let short = &a[..m * k - 1];
+                assert!(
+                    !gemm_tiny_rows(al, short, &b, be, &mut c, (m, k, n)),
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn tiny_rows_same_bits_as_packed_f32() {
+    tiny_rows_same_bits_as_packed::<f32>();
+}
+
+#[test]
+fn tiny_rows_same_bits_as_packed_f64() {
+    tiny_rows_same_bits_as_packed::<f64>();
 }

@@ -309,6 +309,7 @@ fn matmul_batch<T: Element>(
 /// strides to build: that work was a third of a 16³ call (docs/design.md#structure).
 /// The packing goes to `scratch` when it holds [`matmul_scratch`] bytes (a
 /// workspace's), else to the thread's buffers.
+#[inline]
 pub(crate) fn matmul_2d<T: Element>(
     alpha: T,
     a: &ArrayBase<impl Data<Elem = T>>,
@@ -325,6 +326,41 @@ pub(crate) fn matmul_2d<T: Element>(
     if sb[0] != k || so[0] != m || so[1] != n {
         return false;
     }
+    let (ta, tb) = (a.strides(), b.strides());
+    // Contiguous row-major operands of at most 8 a side (the tiny kernels' reach):
+    // one stride test and three slices, none of the views' layout checks.
+    if let ([ra, 1], [rb, 1], [rc, 1]) = (ta, tb, out.strides()) {
+        let tiny = m.max(n).max(k) <= 8;
+        if tiny && (*ra, *rb, *rc) == (k as isize, n as isize, n as isize) {
+            let (oa, ob, oc) = (a.offset, b.offset, out.offset);
+            if let (Some(sa), Some(sb)) = (
+                a.data.storage().get(oa..oa + m * k),
+                b.data.storage().get(ob..ob + k * n),
+            ) {
+                if let Some(sc) = out.data.storage_mut().get_mut(oc..oc + m * n) {
+                    if T::gemm_tiny_rows(alpha, sa, sb, beta, sc, (m, k, n)) {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    views_2d(alpha, a, b, beta, out, scratch, (m, k, n));
+    true
+}
+
+/// [`matmul_2d`] on views of any layout (apart from the tiny contiguous products,
+/// so that their path keeps a small stack frame).
+#[inline(never)]
+fn views_2d<T: Element>(
+    alpha: T,
+    a: &ArrayBase<impl Data<Elem = T>>,
+    b: &ArrayBase<impl Data<Elem = T>>,
+    beta: T,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+    scratch: &mut [T],
+    (m, k, n): (usize, usize, usize),
+) {
     let (ta, tb) = (a.strides(), b.strides());
     let am = MatRef::new(a.data.storage(), a.offset, m, k, ta[0], ta[1])
         .expect("in bounds: an array's layout");
@@ -343,7 +379,6 @@ pub(crate) fn matmul_2d<T: Element>(
         pool::current_num_threads(),
         scratch,
     );
-    true
 }
 
 /// Bytes of scratch that let an `m x k` by `k x n` product of `T` (as

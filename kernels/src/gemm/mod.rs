@@ -221,6 +221,10 @@ pub fn gemm_in<T: GemmElement>(
     threads: usize,
     scratch: &mut [T],
 ) {
+    let mut c = c;
+    if tiny(T::active(), alpha, &a, &b, beta, &mut c) {
+        return;
+    }
     let done = gemm_run(
         active_tier(),
         &Tuning::default(),
@@ -230,6 +234,48 @@ pub fn gemm_in<T: GemmElement>(
         scratch::Lent::new(scratch),
     );
     debug_assert!(done.is_some(), "the active tier is always available");
+}
+
+/// `C = alpha * A * B + beta * C` for contiguous row-major operands given as slices
+/// (`a` holds the `m x k` A, `b` the `k x n` B, `c` the `m x n` C, each exactly that
+/// long) when every side is in `1..=8` and `alpha != 0`, with the active tier's
+/// fixed-width kernel: the cheapest call of the GEMM, with [`gemm`]'s bits. `false`
+/// (nothing done) for any other product, slices of other lengths included: run
+/// [`gemm`] on views then.
+///
+/// ```
+/// use ndsimd_kernels::gemm::gemm_tiny_rows;
+/// let (a, b) = ([1.0f64, 2.0, 3.0, 4.0], [1.0f64, 0.0, 0.0, 1.0]);
+/// let mut c = [f64::NAN; 4];
+/// assert!(gemm_tiny_rows(2.0, &a, &b, 0.0, &mut c, (2, 2, 2)));
+/// assert_eq!(c, [2.0, 4.0, 6.0, 8.0]);
+/// assert!(!gemm_tiny_rows(1.0, &a, &b, 0.0, &mut c, (1, 4, 1))); // B is not 4 x 1
+/// ```
+#[inline(always)]
+pub fn gemm_tiny_rows<T: GemmElement>(
+    alpha: T,
+    a: &[T],
+    b: &[T],
+    beta: T,
+    c: &mut [T],
+    (m, k, n): (usize, usize, usize),
+) -> bool {
+    // `x - 1 < TINY_SIDE`: `1..=TINY_SIDE` in one comparison.
+    let fits = |x: usize| x.wrapping_sub(1) < small::TINY_SIDE;
+    if !(fits(m) && fits(n) && fits(k))
+        || (a.len(), b.len(), c.len()) != (m * k, k * n, m * n)
+        || alpha == T::ZERO
+    {
+        return false;
+    }
+    let kern = T::active();
+    // SAFETY: each side in `1..=TINY_SIDE`; the slices hold exactly the row-major
+    // operands, C borrowed mutably (so it shares nothing with A or B); `kern`
+    // exists only when the CPU has its tier.
+    unsafe {
+        (kern.tiny_rows[m - 1][n - 1])(k, a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), alpha, beta)
+    };
+    true
 }
 
 /// The tiny entry: a product of at most `small::TINY_SIDE` on every side (and
@@ -254,7 +300,16 @@ fn tiny<T: GemmElement>(
     {
         return false;
     }
-    let r = path::register(kern.lanes, m, n, k, (a.raw(), b.raw(), c.raw()));
+    let (ra, rb, rc) = (a.raw(), b.raw(), c.raw());
+    // Contiguous row-major operands (one test): the fixed-width kernel.
+    let (ki, ni) = (k as isize, n as isize);
+    if (ra.rs, ra.cs, rb.rs, rb.cs, rc.rs, rc.cs) == (ki, 1, ni, 1, ni, 1) {
+        // SAFETY: as below; with these strides A's `m * k`, B's `k * n` and C's
+        // `m * n` elements are contiguous from their pointers.
+        unsafe { (kern.tiny_rows[m - 1][n - 1])(k, ra.ptr, rb.ptr, rc.ptr, alpha, beta) };
+        return true;
+    }
+    let r = path::register(kern.lanes, m, n, k, (ra, rb, rc));
     // SAFETY: the views were checked when made (in bounds, C's elements distinct),
     // have the shapes just checked (each side in `1..=TINY_SIDE`, `kc = k > 0`) and
     // are borrowed for the call, C mutably (so it shares nothing with A or B); `kern`

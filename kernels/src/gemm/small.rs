@@ -13,6 +13,9 @@
 //! unless `beta == 0`), so the path taken never changes a bit; no scratch, no
 //! blocking beyond k's blocks, no thread.
 //!
+//! Contiguous row-major products of at most [`TINY_SIDE`] a side run [`rows`]
+//! instead: one kernel per `(m, n)`, k at run time, with the same sum per element.
+//!
 //! [`gemm`] is the portable loop (multiply then add, never fused) for the rest of the
 //! products of at most `path::SMALL_MAX` multiply-adds whose layout the direct path
 //! cannot take (a long side with strided operands).
@@ -51,6 +54,69 @@ pub type SmallFn<T> = unsafe fn(
     alpha: T,
     beta: T,
 );
+
+/// A tier's kernel for one shape `M x N` of row-major contiguous tiny products:
+/// `(k, a, b, c, alpha, beta)`, that is `C = alpha * A * B + beta * C` for an
+/// `M x k` A with rows `k` apart, a `k x N` B and an `M x N` C with rows `N` apart,
+/// each element unit-strided (see [`rows`]). The table holds one per `M` and `N`
+/// in `1..=TINY_SIDE`.
+///
+/// # Safety
+/// The CPU has the kernel's tier; `0 < k <= TINY_SIDE`; `M * k` elements at `a`
+/// and `k * N` at `b` valid for reads, `M * N` at `c` for writes (and reads unless
+/// `beta == 0`), C not overlapping A or B.
+pub type RowsFn<T> = unsafe fn(k: usize, a: *const T, b: *const T, c: *mut T, alpha: T, beta: T);
+
+/// The tiny entry's kernel for contiguous row-major operands, `M` rows and `N`
+/// columns known at compile time: all of C in `M x N` accumulators (the compiler
+/// turns each row into the tier's vectors, the rows into independent chains), no
+/// stride arithmetic, no buffer, no choice of form, so the call is a few dozen
+/// instructions at 2³ (nano-gemm's plan, one kernel per shape). Each element is
+/// [`register`]'s sum: `acc = a * b + acc` over k in order from `+0`, fused when
+/// `FMA` (the tier's vectors fuse), then `alpha * acc`, then `+ beta * c` unless
+/// `beta == 0` (C not read then).
+///
+/// # Safety
+/// As [`RowsFn`], inside a function with the tier's features.
+#[inline(always)]
+pub(crate) unsafe fn rows<T: Arith, const M: usize, const N: usize, const FMA: bool>(
+    k: usize,
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+    alpha: T,
+    beta: T,
+) {
+    let mut acc = [[T::ZERO; N]; M];
+    for p in 0..k {
+        // SAFETY: row `p < k` of B (`N` elements), as the caller allows.
+        let bp = unsafe { b.add(p * N) };
+        for (i, acc) in acc.iter_mut().enumerate() {
+            // SAFETY: `(i, p)` of A (`i < M`, `p < k`), as the caller allows.
+            let x = unsafe { *a.add(i * k + p) };
+            for (j, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: `j < N`, in row `p` of B.
+                let y = unsafe { *bp.add(j) };
+                *acc = if FMA {
+                    x.mul_add(y, *acc)
+                } else {
+                    x * y + *acc
+                };
+            }
+        }
+    }
+    let plain = beta == T::ZERO;
+    for (i, acc) in acc.iter().enumerate() {
+        for (j, &acc) in acc.iter().enumerate() {
+            let t = acc * alpha;
+            // SAFETY: `(i, j)` of C, read only when `beta != 0`.
+            unsafe {
+                let out = c.add(i * N + j);
+                *out = if plain { t } else { t + beta * *out };
+            }
+        }
+    }
+}
 
 /// The register path's template (see the module doc), with the direct path's `R x
 /// W` blocks of vector `V`, for sides of at most `SIDE` ([`SMALL_SIDE`] or

@@ -7,7 +7,7 @@ use super::direct::DirectFn;
 use super::gather::Gather8Fn;
 use super::gemv::GemvFn;
 use super::kernel::{BColsFn, MicroFn, PeakFn};
-use super::small::SmallFn;
+use super::small::{RowsFn, SmallFn, TINY_SIDE};
 
 /// A micro-kernel and the shape of its register tile.
 ///
@@ -51,6 +51,10 @@ pub struct Kernel<T> {
     /// [`Kernel::small`] for at most `TINY_SIDE` on every side, with small stack
     /// buffers (`small.rs`); the same bits.
     pub tiny: SmallFn<T>,
+    /// The tiny entry's kernels for contiguous row-major operands,
+    /// `tiny_rows[m - 1][n - 1]` for `m` rows and `n` columns (`small.rs`'s `rows`);
+    /// the same bits.
+    pub tiny_rows: [[RowsFn<T>; TINY_SIDE]; TINY_SIDE],
     /// Packs eight runs contiguous along k at once (`gather.rs`), where the tier
     /// has one; `None` leaves it to the scalar gather of `pack.rs`.
     pub gather8: Option<Gather8Fn<T>>,
@@ -287,6 +291,39 @@ macro_rules! gemm_kernel {
                     register::<$v, $dr, $dw, TINY_SIDE, TINY_BUF>(dims, a, b, c, alpha, beta)
                 }
             }
+            /// # Safety
+            /// `RowsFn`'s contract for `M` rows and `N` columns.
+            #[$attr]
+            unsafe fn rows<const M: usize, const N: usize>(
+                k: usize,
+                a: *const $t,
+                b: *const $t,
+                c: *mut $t,
+                alpha: $t,
+                beta: $t,
+            ) {
+                use $crate::vector::FloatVector;
+                // SAFETY: the caller upholds `RowsFn`'s contract, which is `rows`'s;
+                // `$v`'s features are present.
+                unsafe {
+                    $crate::gemm::small::rows::<$t, M, N, { <$v as FloatVector>::FMA }>(
+                        k, a, b, c, alpha, beta,
+                    )
+                }
+            }
+            /// The kernels of `M` rows, by columns.
+            const fn rows_of<const M: usize>() -> [$crate::gemm::small::RowsFn<$t>; 8] {
+                [
+                    rows::<M, 1>,
+                    rows::<M, 2>,
+                    rows::<M, 3>,
+                    rows::<M, 4>,
+                    rows::<M, 5>,
+                    rows::<M, 6>,
+                    rows::<M, 7>,
+                    rows::<M, 8>,
+                ]
+            }
             $crate::gemm::table::Kernel {
                 mr: $mv * <$v as $crate::vector::Vector>::N,
                 nr: $nr,
@@ -304,6 +341,16 @@ macro_rules! gemm_kernel {
                 direct,
                 small,
                 tiny,
+                tiny_rows: [
+                    rows_of::<1>(),
+                    rows_of::<2>(),
+                    rows_of::<3>(),
+                    rows_of::<4>(),
+                    rows_of::<5>(),
+                    rows_of::<6>(),
+                    rows_of::<7>(),
+                    rows_of::<8>(),
+                ],
                 gather8: None,
             }
         };

@@ -2,11 +2,15 @@
 //! this binary from each build, alternated) or against NumPy timed the same way.
 //!
 //!     NDSIMD_NUM_THREADS=1 ./target/release/calls matmul 16   # ns per 16³ matmul_into
+//!     NDSIMD_NUM_THREADS=1 ./target/release/calls matmul 2 1000 # 3 loops of 1000 calls
 //!     NDSIMD_NUM_THREADS=1 ./target/release/calls argmax      # µs per 1024² argmax
 //!     NDSIMD_NUM_THREADS=1 ./target/release/calls argmax last # the maximum last
 //!
-//! `matmul N`: the best of three loops of `matmul_into` on N x N f64 operands from
-//! `Vec`s. `argmax [last]`: the best of 50 calls of `argmax()` and
+//! `matmul N` (or `MxKxN`): the best of three loops of `matmul_into` on N x N (M x K
+//! by K x N) f64 operands from
+//! `Vec`s (a third argument sets the calls per loop: instructions per call under
+//! `valgrind --tool=callgrind` are the difference of two counts over the difference
+//! of their calls). `argmax [last]`: the best of 50 calls of `argmax()` and
 //! `argmax_axis(1)` on a 1024 x 1024 f64 array of xorshift values in [0, 1) (with
 //! `last`, 2.0 in the last element). The answers are checked first.
 
@@ -17,24 +21,35 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("matmul") => {
-            let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(16);
+            // `N` (a square) or `MxKxN`.
+            let dims: Vec<usize> = args.get(1).map_or(vec![16], |s| {
+                s.split('x').filter_map(|v| v.parse().ok()).collect()
+            });
+            let (m, k, n) = match dims[..] {
+                [m, k, n] => (m, k, n),
+                [n] => (n, n, n),
+                _ => panic!("matmul N or MxKxN"),
+            };
             let a =
-                Array::<f64>::from_shape_vec(&[n, n], (0..n * n).map(|i| (i % 7) as f64).collect())
+                Array::<f64>::from_shape_vec(&[m, k], (0..m * k).map(|i| (i % 7) as f64).collect())
                     .unwrap();
             let b =
-                Array::<f64>::from_shape_vec(&[n, n], (0..n * n).map(|i| (i % 5) as f64).collect())
+                Array::<f64>::from_shape_vec(&[k, n], (0..k * n).map(|i| (i % 5) as f64).collect())
                     .unwrap();
-            let mut c = Array::<f64>::zeros(&[n, n]);
+            let mut c = Array::<f64>::zeros(&[m, n]);
             a.matmul_into(&b, 1.0, 0.0, &mut c).unwrap();
             let want = (0..n).map(|j| {
-                (0..n)
+                (0..k)
                     .map(|p| ((p % 7) * ((p * n + j) % 5)) as f64)
                     .sum::<f64>()
             });
             for (j, w) in want.enumerate() {
                 assert_eq!(c.to_vec()[j], w, "column {j} of row 0");
             }
-            let iters = (200_000_000 / (n * n * n)).max(10);
+            let iters = args
+                .get(2)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or((200_000_000 / (m * n * k)).max(10));
             let mut best = f64::MAX;
             for _ in 0..3 {
                 let t = Instant::now();
@@ -44,7 +59,7 @@ fn main() {
                 }
                 best = best.min(t.elapsed().as_nanos() as f64 / iters as f64);
             }
-            println!("{n}³ f64 matmul_into: {best:.1} ns per call");
+            println!("{m}x{k}x{n} f64 matmul_into: {best:.1} ns per call");
         }
         Some("argmax") => {
             let n = 1024;
