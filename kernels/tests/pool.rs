@@ -63,6 +63,17 @@ fn check_once(chunks: usize) {
 /// broken pool fails the test instead of hanging it.
 const PATIENCE: Duration = Duration::from_secs(60);
 
+/// `n` rounds of a loop, or a hundredth of them (at least 2) under Miri, which
+/// interprets each chunk hand-off a few thousand times slower: the CI's Miri lane
+/// runs the tests below that use it.
+fn rounds(n: usize) -> usize {
+    if cfg!(miri) {
+        n.div_ceil(100).max(2)
+    } else {
+        n
+    }
+}
+
 /// Runs `n` chunks that each wait until all `n` have started, so it returns only if
 /// `n` distinct threads took part; returns their ids and names.
 fn rendezvous(n: usize) -> Vec<(ThreadId, Option<String>)> {
@@ -125,16 +136,16 @@ fn fill_job(len: usize, chunks: usize, salt: u64) -> bool {
 #[test]
 fn every_chunk_runs_exactly_once() {
     let _g = setup();
-    for chunks in 0..=1000 {
+    for chunks in 0..=rounds(1000) {
         check_once(chunks);
     }
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     for threads in [1, 2, 3, 4, 7] {
         set_num_threads(threads);
-        for _ in 0..200 {
-            check_once(rng.below(5000) as usize);
+        for _ in 0..rounds(200) {
+            check_once(rng.below(rounds(5000) as u64) as usize);
         }
-        check_once(100_000);
+        check_once(rounds(100_000));
     }
 }
 
@@ -182,8 +193,8 @@ fn stress_from_several_user_threads() {
             let (failures, jobs) = (&failures, &jobs);
             s.spawn(move || {
                 let mut rng = XorShift(0x1234_5678 + t * 0x9E37_79B9);
-                for _ in 0..2500 {
-                    let len = rng.below(4096) as usize;
+                for _ in 0..rounds(2500) {
+                    let len = rng.below(rounds(4096) as u64) as usize;
                     let chunks = 1 + rng.below(48) as usize;
                     let ok = match rng.below(8) {
                         // A nested job inside each chunk.
@@ -209,7 +220,7 @@ fn stress_from_several_user_threads() {
             });
         }
     });
-    assert_eq!(jobs.into_inner(), 10_000);
+    assert_eq!(jobs.into_inner(), 4 * rounds(2500));
     assert_eq!(failures.into_inner(), 0);
 }
 
@@ -273,7 +284,7 @@ fn run_copy_carries_each_jobs_values() {
     let mut rng = XorShift(0xC0FF_EE00_D15E_A5E5);
     for threads in [2, 3, 4] {
         set_num_threads(threads);
-        for round in 0..300 {
+        for round in 0..rounds(300) {
             let chunks = 1 + (round % 9);
             let meet = meet(threads.min(chunks));
             // Copied to the helpers (the closure of 10 words fills the payload on
@@ -297,12 +308,14 @@ fn run_copy_carries_each_jobs_values() {
     }
     // A closure of no bytes (it captures nothing: a static) is carried too.
     static ZST_HITS: [AtomicU32; 8] = [const { AtomicU32::new(0) }; 8];
-    for _ in 0..100 {
+    for _ in 0..rounds(100) {
         run_copy(8, |i| {
             ZST_HITS[i].fetch_add(1, Ordering::Relaxed);
         });
     }
-    assert!(ZST_HITS.iter().all(|h| h.load(Ordering::Relaxed) == 100));
+    assert!(ZST_HITS
+        .iter()
+        .all(|h| h.load(Ordering::Relaxed) == rounds(100) as u32));
     // Aligned to more than a cache line: run by reference.
     #[derive(Clone, Copy)]
     #[repr(align(128))]
@@ -320,7 +333,7 @@ fn run_copy_carries_each_jobs_values() {
 fn run_copy_panics_reach_the_caller() {
     let _g = setup();
     set_num_threads(2);
-    for round in 0..50usize {
+    for round in 0..rounds(50) {
         let counts: Vec<AtomicU32> = (0..20).map(|_| AtomicU32::new(0)).collect();
         let counts = &counts[..];
         let bad = round % 20;
@@ -436,7 +449,7 @@ fn nested_runs_are_inline() {
 #[test]
 fn panic_reaches_caller_after_other_chunks_and_pool_recovers() {
     let _g = setup();
-    for round in 0..50 {
+    for round in 0..rounds(50) {
         let counts: Vec<AtomicU32> = (0..100).map(|_| AtomicU32::new(0)).collect();
         let bad = round % 100;
         let r = catch_unwind(AssertUnwindSafe(|| {
