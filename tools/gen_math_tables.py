@@ -230,6 +230,48 @@ for (ty, prec, mant, nbits, fmt, deg, deg1, grid) in [
     emit_array(f"LOG_{T}_POLY1", ty, [fmt(x) for x in c],
                "log1p(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= 1/16.")
 
+# ------------------------------------------------- log f64, AVX-512 form ---
+# x = 2^e m, e = getexp(x), m in [1, 2); z = getmant(x) in [0.75, 1.5) (m, or m/2
+# when m >= 1.5). The 16 subintervals are those of z's top 4 mantissa bits: 1/16
+# wide on [1, 1.5) (i = 0..7, z = m), 1/32 wide on [0.75, 1) (i = 8..15, z = m/2,
+# so log x = e ln2 + ln2 + log z: the ln2 is folded into those entries). With
+# only 16 entries every table is one two-register permute. Same grid as log's.
+N = 16
+grid = 42
+step = mp.mpf(2) ** (-grid)
+invc, logc_hi, logc_lo = [], [], []
+rmax = mp.mpf(0)
+for i in range(N):
+    if i < 8:
+        a = 1 + mp.mpf(i) / 16
+        b = a + mp.mpf(1) / 16
+        fold = 0
+    else:
+        a = (1 + mp.mpf(i) / 16) / 2
+        b = a + mp.mpf(1) / 32
+        fold = LN2
+    ic = f64(2 / (a + b))
+    lc = fold - mp.log(mp.mpf(ic))
+    h = on_grid(lc, step)
+    invc.append(fmt64(ic))
+    logc_hi.append(fmt64(f64(h)))
+    logc_lo.append(fmt64(f64(lc - h)))
+    rmax = max(rmax, abs(a * ic - 1), abs(b * ic - 1))
+print(f"log16 f64: |r| <= {float(rmax):.5f}", file=sys.stderr)
+emit_array("LOG16_F64_INVC", "f64", invc,
+           "1 / c_i rounded, c_i the center of z's subinterval i of 16 (z in [0.75, 1.5)).")
+emit_array("LOG16_F64_LOGC_HI", "f64", logc_hi,
+           f"-log(invc_i), plus ln 2 for i >= 8, on the grid of 2^-{grid}.")
+emit_array("LOG16_F64_LOGC_LO", "f64", logc_lo,
+           "-log(invc_i) (plus ln 2 for i >= 8) minus its grid value, rounded.")
+R = rmax * mp.mpf("1.01")
+g = lambda t: (mp.log1p(t) - t) / t**2
+c = fit(g, -R, R, 7, f64)
+report("log16 f64 poly deg 9",
+       max_rel_err(lambda t: mp.log1p(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
+emit_array("LOG16_F64_POLY", "f64", [fmt64(x) for x in c],
+           f"log1p(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= {float(R):.5f}.")
+
 # ------------------------------------------------------- exp2, log2, log10 ---
 # exp2 reuses exp's table: 2^x = 2^(k/N) * exp(r ln2), r = x - k/N exact, so
 # only ln2 is new. log2 and log10 scale log's unrounded hi + lo by 1/ln2 or
