@@ -172,6 +172,31 @@ for (ty, prec, mant, nbits, fmt, bits, deg) in [
     emit_array(f"EXP_{T}_POLY", ty, [fmt(x) for x in c],
                f"expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / {2 * N}.")
 
+# exp f64 for AVX-512: the same with N = 16, so each table is one two-register
+# permute; |r| <= ln2 / 32 takes one more polynomial term.
+N = 16
+ents, tails = [], []
+for j in range(N):
+    v = mp.mpf(2) ** (mp.mpf(j) / N)
+    hi = f64(v)
+    ents.append(f"0x{(bits64(hi) - (j << 48)) % (1 << 64):016x}")
+    tails.append(fmt64(f64((v - mp.mpf(hi)) / mp.mpf(hi))))
+emit_array("EXP16_F64_SCALE", "u64", ents, "Bits of 2^(j/16) rounded to f64, minus j << 48.")
+emit_array("EXP16_F64_TAIL", "f64", tails, "(2^(j/16) - rounded) / rounded, rounded to f64.")
+emit_const("EXP16_F64_N_LN2", "f64", fmt64(f64(N / LN2)), "16 / ln 2.")
+e = int(mp.floor(mp.log(LN2 / N, 2)))
+step = mp.mpf(2) ** (e - (53 - 16) + 1)
+hi = on_grid(LN2 / N, step)
+emit_const("EXP16_F64_LN2_N_HI", "f64", fmt64(f64(hi)), "ln 2 / 16, its leading bits (k * this is exact).")
+emit_const("EXP16_F64_LN2_N_LO", "f64", fmt64(f64(LN2 / N - hi)), "ln 2 / 16 - the leading bits.")
+R = LN2 / (2 * N) * mp.mpf("1.01")
+g = lambda t: (mp.expm1(t) - t) / t**2
+c = fit(g, -R, R, 5, f64)
+report("exp16 f64 poly deg 7",
+       max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
+emit_array("EXP16_F64_POLY", "f64", [fmt64(x) for x in c],
+           "expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 32.")
+
 # ---------------------------------------------------------------- log ---------
 # x = 2^k z, z in [OFF, 2 OFF) with OFF = 0.6875; z's subinterval i (its top
 # mantissa bits after subtracting OFF's bits) has a center c_i; invc = 1/c_i

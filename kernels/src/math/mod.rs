@@ -556,6 +556,10 @@ unsafe fn scale_v<V: FloatVector>(h: V, l: V, c_hi: V::T, c_lo: V::T) -> V {
 /// to the table).
 #[inline(always)]
 unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(x: V) -> V {
+    if 2 * V::N >= 16 {
+        // SAFETY: the caller's contract.
+        return unsafe { exp16_v64::<V, B2>(x) };
+    }
     // SAFETY: the caller's contract (the ISA's features are present); the gathers'
     // indices are `& 31`, inside the 32-entry tables.
     unsafe {
@@ -581,10 +585,55 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bo
         }
         let j = V::Int::and(ki, V::Int::splat(31));
         let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
+        let s = V::from_bits(V::Int::add(s, V::Int::shl::<48>(ki)));
         let tail = V::table32(EXP_F64_TAIL.as_ptr(), j);
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
+        if V::any(special) {
+            return patch(x, y, special, if B2 { exp2_f64 } else { exp_f64 });
+        }
+        y
+    }
+}
+
+/// [`exp_v64`] where two vectors hold 16 entries (AVX-512): `N = 16`, so each
+/// table is one two-register permute ([`FloatVector::lookup2`]); `|r| <= ln2/32`
+/// takes a degree-7 polynomial, by Estrin.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine (`lookup2` reads only the
+/// low 4 bits of an index).
+#[inline(always)]
+unsafe fn exp16_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(x: V) -> V {
+    // SAFETY: the caller's contract; each table has 16 entries, read as two
+    // vectors of 8.
+    unsafe {
+        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
+        let lim = if B2 { 1000.0 } else { 700.0 };
+        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
+        let (kd, ki, r);
+        if B2 {
+            let z = V::madd(x, V::splat(16.0), V::splat(SHIFT_F64));
+            kd = V::sub(z, V::splat(SHIFT_F64));
+            ki = V::to_bits(z);
+            r = V::mul(
+                V::madd(kd, V::splat(-1.0 / 16.0), x),
+                V::splat(EXP2_F64_LN2),
+            );
+        } else {
+            let z = V::madd(x, V::splat(EXP16_F64_N_LN2), V::splat(SHIFT_F64));
+            kd = V::sub(z, V::splat(SHIFT_F64));
+            ki = V::to_bits(z);
+            let r0 = V::madd(kd, V::splat(-EXP16_F64_LN2_N_HI), x);
+            r = V::madd(kd, V::splat(-EXP16_F64_LN2_N_LO), r0);
+        }
+        let t = |p: *const f64| V::lookup2(V::load(p), V::load(p.add(8)), ki);
+        let s = V::to_bits(t(EXP16_F64_SCALE.as_ptr().cast()));
+        let s = V::from_bits(V::Int::add(s, V::Int::shl::<48>(ki)));
+        let r2 = V::mul(r, r);
+        let p = estrin_v(&EXP16_F64_POLY, &[r, r2, V::mul(r2, r2)]);
+        let p = V::madd(r2, p, r);
+        let y = V::madd(s, V::add(t(EXP16_F64_TAIL.as_ptr()), p), s);
         if V::any(special) {
             return patch(x, y, special, if B2 { exp2_f64 } else { exp_f64 });
         }

@@ -180,6 +180,65 @@ pub(crate) static EXP_F32_POLY: [f32; 2] = [
     f32::from_bits(0x3e2aaadd),
 ];
 
+/// Bits of 2^(j/16) rounded to f64, minus j << 48.
+pub(crate) static EXP16_F64_SCALE: [u64; 16] = [
+    0x3ff0000000000000,
+    0x3fefb5586cf9890f,
+    0x3fef72b83c7d517b,
+    0x3fef387a6e756238,
+    0x3fef06fe0a31b715,
+    0x3feedea64c123422,
+    0x3feebfdad5362a27,
+    0x3feeab07dd485429,
+    0x3feea09e667f3bcd,
+    0x3feea11473eb0187,
+    0x3feeace5422aa0db,
+    0x3feec49182a3f090,
+    0x3feee89f995ad3ad,
+    0x3fef199bdd85529c,
+    0x3fef5818dcfba487,
+    0x3fefa4afa2a490da,
+];
+
+/// (2^(j/16) - rounded) / rounded, rounded to f64.
+pub(crate) static EXP16_F64_TAIL: [f64; 16] = [
+    f64::from_bits(0x0000000000000000),
+    f64::from_bits(0x3c979aa65d837b6d),
+    f64::from_bits(0xbc801b15eaa59348),
+    f64::from_bits(0x3c968efde3a8a894),
+    f64::from_bits(0x3c834d754db0abb6),
+    f64::from_bits(0x3c859f48a72a4c6d),
+    f64::from_bits(0x3c7690cebb7aafb0),
+    f64::from_bits(0x3c9063e1e21c5409),
+    f64::from_bits(0xbc93b3efbf5e2228),
+    f64::from_bits(0xbc7b32dcb94da51d),
+    f64::from_bits(0x3c8db72fc1f0eab4),
+    f64::from_bits(0x3c71affc2b91ce27),
+    f64::from_bits(0x3c8c1a7792cb3387),
+    f64::from_bits(0x3c736eae30af0cb3),
+    f64::from_bits(0x3c74a385a63d07a7),
+    f64::from_bits(0xbc8ff7128fd391f0),
+];
+
+/// 16 / ln 2.
+pub(crate) const EXP16_F64_N_LN2: f64 = f64::from_bits(0x40371547652b82fe);
+
+/// ln 2 / 16, its leading bits (k * this is exact).
+pub(crate) const EXP16_F64_LN2_N_HI: f64 = f64::from_bits(0x3fa62e42fefa0000);
+
+/// ln 2 / 16 - the leading bits.
+pub(crate) const EXP16_F64_LN2_N_LO: f64 = f64::from_bits(0x3d3cf79abc9e3b3a);
+
+/// expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 32.
+pub(crate) static EXP16_F64_POLY: [f64; 6] = [
+    f64::from_bits(0x3fe0000000000001),
+    f64::from_bits(0x3fc5555555555557),
+    f64::from_bits(0x3fa55555554dd3ae),
+    f64::from_bits(0x3f811111110b6e52),
+    f64::from_bits(0x3f56c17f993c51fd),
+    f64::from_bits(0x3f2a01b50fa57446),
+];
+
 /// 1 / c_i rounded, c_i the center of subinterval i of 32.
 pub(crate) static LOG_F64_INVC: [f64; 32] = [
     f64::from_bits(0x3ff702e05c0b8170),
