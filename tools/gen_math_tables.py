@@ -172,6 +172,31 @@ for (ty, prec, mant, nbits, fmt, bits, deg) in [
     emit_array(f"EXP_{T}_POLY", ty, [fmt(x) for x in c],
                f"expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / {2 * N}.")
 
+# exp f64 for AVX-512: the same with N = 16, so each table is one two-register
+# permute; |r| <= ln2 / 32 takes one more polynomial term.
+N = 16
+ents, tails = [], []
+for j in range(N):
+    v = mp.mpf(2) ** (mp.mpf(j) / N)
+    hi = f64(v)
+    ents.append(f"0x{(bits64(hi) - (j << 48)) % (1 << 64):016x}")
+    tails.append(fmt64(f64((v - mp.mpf(hi)) / mp.mpf(hi))))
+emit_array("EXP16_F64_SCALE", "u64", ents, "Bits of 2^(j/16) rounded to f64, minus j << 48.")
+emit_array("EXP16_F64_TAIL", "f64", tails, "(2^(j/16) - rounded) / rounded, rounded to f64.")
+emit_const("EXP16_F64_N_LN2", "f64", fmt64(f64(N / LN2)), "16 / ln 2.")
+e = int(mp.floor(mp.log(LN2 / N, 2)))
+step = mp.mpf(2) ** (e - (53 - 16) + 1)
+hi = on_grid(LN2 / N, step)
+emit_const("EXP16_F64_LN2_N_HI", "f64", fmt64(f64(hi)), "ln 2 / 16, its leading bits (k * this is exact).")
+emit_const("EXP16_F64_LN2_N_LO", "f64", fmt64(f64(LN2 / N - hi)), "ln 2 / 16 - the leading bits.")
+R = LN2 / (2 * N) * mp.mpf("1.01")
+g = lambda t: (mp.expm1(t) - t) / t**2
+c = fit(g, -R, R, 5, f64)
+report("exp16 f64 poly deg 7",
+       max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
+emit_array("EXP16_F64_POLY", "f64", [fmt64(x) for x in c],
+           "expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 32.")
+
 # ---------------------------------------------------------------- log ---------
 # x = 2^k z, z in [OFF, 2 OFF) with OFF = 0.6875; z's subinterval i (its top
 # mantissa bits after subtracting OFF's bits) has a center c_i; invc = 1/c_i
@@ -229,6 +254,48 @@ for (ty, prec, mant, nbits, fmt, deg, deg1, grid) in [
            max_rel_err(lambda t: mp.log1p(t), [0, 1] + c, -R1, R1, lambda t: 1 / abs(t)))
     emit_array(f"LOG_{T}_POLY1", ty, [fmt(x) for x in c],
                "log1p(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= 1/16.")
+
+# ------------------------------------------------- log f64, AVX-512 form ---
+# x = 2^e m, e = getexp(x), m in [1, 2); z = getmant(x) in [0.75, 1.5) (m, or m/2
+# when m >= 1.5). The 16 subintervals are those of z's top 4 mantissa bits: 1/16
+# wide on [1, 1.5) (i = 0..7, z = m), 1/32 wide on [0.75, 1) (i = 8..15, z = m/2,
+# so log x = e ln2 + ln2 + log z: the ln2 is folded into those entries). With
+# only 16 entries every table is one two-register permute. Same grid as log's.
+N = 16
+grid = 42
+step = mp.mpf(2) ** (-grid)
+invc, logc_hi, logc_lo = [], [], []
+rmax = mp.mpf(0)
+for i in range(N):
+    if i < 8:
+        a = 1 + mp.mpf(i) / 16
+        b = a + mp.mpf(1) / 16
+        fold = 0
+    else:
+        a = (1 + mp.mpf(i) / 16) / 2
+        b = a + mp.mpf(1) / 32
+        fold = LN2
+    ic = f64(2 / (a + b))
+    lc = fold - mp.log(mp.mpf(ic))
+    h = on_grid(lc, step)
+    invc.append(fmt64(ic))
+    logc_hi.append(fmt64(f64(h)))
+    logc_lo.append(fmt64(f64(lc - h)))
+    rmax = max(rmax, abs(a * ic - 1), abs(b * ic - 1))
+print(f"log16 f64: |r| <= {float(rmax):.5f}", file=sys.stderr)
+emit_array("LOG16_F64_INVC", "f64", invc,
+           "1 / c_i rounded, c_i the center of z's subinterval i of 16 (z in [0.75, 1.5)).")
+emit_array("LOG16_F64_LOGC_HI", "f64", logc_hi,
+           f"-log(invc_i), plus ln 2 for i >= 8, on the grid of 2^-{grid}.")
+emit_array("LOG16_F64_LOGC_LO", "f64", logc_lo,
+           "-log(invc_i) (plus ln 2 for i >= 8) minus its grid value, rounded.")
+R = rmax * mp.mpf("1.01")
+g = lambda t: (mp.log1p(t) - t) / t**2
+c = fit(g, -R, R, 7, f64)
+report("log16 f64 poly deg 9",
+       max_rel_err(lambda t: mp.log1p(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
+emit_array("LOG16_F64_POLY", "f64", [fmt64(x) for x in c],
+           f"log1p(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= {float(R):.5f}.")
 
 # ------------------------------------------------------- exp2, log2, log10 ---
 # exp2 reuses exp's table: 2^x = 2^(k/N) * exp(r ln2), r = x - k/N exact, so

@@ -35,6 +35,9 @@
 //! fuse the multiply-adds where the ISA has FMA, so the results of two tiers may
 //! differ in the last bit (each within the bound: the accuracy tests in
 //! `kernels/tests/math.rs` measure every tier against correctly rounded values).
+//! On AVX-512, f64 exp and log take 16-entry tables (one permute each) and log
+//! reduces by `getexp`/`getmant` (`exp16_v64`, `log16_v64`): fewer
+//! instructions per vector, the same bound, other last bits.
 
 #[rustfmt::skip]
 mod tables;
@@ -84,6 +87,43 @@ unsafe fn horner_v<V: FloatVector>(c: &[V::T], x: V) -> V {
             acc = V::madd(acc, x, V::splat(ci));
         }
         acc
+    }
+}
+
+/// `c[0] + c[1] x + ...` over vectors by Estrin's scheme: neighbours joined
+/// with `x` (`c[0] + c[1] x`, `c[2] + c[3] x`, ...), those pairs with `x^2`, then
+/// with `x^4`, so the dependent chain is `log2(len)` multiply-adds long (Horner's
+/// is `len - 1`) and the independent ones keep both FMA pipes busy. `pw` holds
+/// `x, x^2, x^4, ...`, one power per level.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. An empty `c`, more than 16 coefficients or
+/// `pw` too short panics, not UB.
+#[inline(always)]
+unsafe fn estrin_v<V: FloatVector>(c: &[V::T], pw: &[V]) -> V {
+    // SAFETY: the caller's contract (the ISA's features are present).
+    unsafe {
+        let mut t = [V::zero(); 16];
+        let mut n = c.len();
+        for (k, tk) in t[..n.div_ceil(2)].iter_mut().enumerate() {
+            *tk = match c.get(2 * k + 1) {
+                Some(&hi) => V::madd(V::splat(hi), pw[0], V::splat(c[2 * k])),
+                None => V::splat(c[2 * k]),
+            };
+        }
+        n = n.div_ceil(2);
+        let mut level = 1;
+        while n > 1 {
+            for k in 0..n / 2 {
+                t[k] = V::madd(t[2 * k + 1], pw[level], t[2 * k]);
+            }
+            if n % 2 == 1 {
+                t[n / 2] = t[n - 1];
+            }
+            n = n.div_ceil(2);
+            level += 1;
+        }
+        t[0]
     }
 }
 
@@ -519,6 +559,10 @@ unsafe fn scale_v<V: FloatVector>(h: V, l: V, c_hi: V::T, c_lo: V::T) -> V {
 /// to the table).
 #[inline(always)]
 unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(x: V) -> V {
+    if 2 * V::N >= 16 {
+        // SAFETY: the caller's contract.
+        return unsafe { exp16_v64::<V, B2>(x) };
+    }
     // SAFETY: the caller's contract (the ISA's features are present); the gathers'
     // indices are `& 31`, inside the 32-entry tables.
     unsafe {
@@ -544,10 +588,55 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bo
         }
         let j = V::Int::and(ki, V::Int::splat(31));
         let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
+        let s = V::from_bits(V::Int::add(s, V::Int::shl::<48>(ki)));
         let tail = V::table32(EXP_F64_TAIL.as_ptr(), j);
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
+        if V::any(special) {
+            return patch(x, y, special, if B2 { exp2_f64 } else { exp_f64 });
+        }
+        y
+    }
+}
+
+/// [`exp_v64`] where two vectors hold 16 entries (AVX-512): `N = 16`, so each
+/// table is one two-register permute ([`FloatVector::lookup2`]); `|r| <= ln2/32`
+/// takes a degree-7 polynomial, by Estrin.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine (`lookup2` reads only the
+/// low 4 bits of an index).
+#[inline(always)]
+unsafe fn exp16_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(x: V) -> V {
+    // SAFETY: the caller's contract; each table has 16 entries, read as two
+    // vectors of 8.
+    unsafe {
+        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
+        let lim = if B2 { 1000.0 } else { 700.0 };
+        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
+        let (kd, ki, r);
+        if B2 {
+            let z = V::madd(x, V::splat(16.0), V::splat(SHIFT_F64));
+            kd = V::sub(z, V::splat(SHIFT_F64));
+            ki = V::to_bits(z);
+            r = V::mul(
+                V::madd(kd, V::splat(-1.0 / 16.0), x),
+                V::splat(EXP2_F64_LN2),
+            );
+        } else {
+            let z = V::madd(x, V::splat(EXP16_F64_N_LN2), V::splat(SHIFT_F64));
+            kd = V::sub(z, V::splat(SHIFT_F64));
+            ki = V::to_bits(z);
+            let r0 = V::madd(kd, V::splat(-EXP16_F64_LN2_N_HI), x);
+            r = V::madd(kd, V::splat(-EXP16_F64_LN2_N_LO), r0);
+        }
+        let t = |p: *const f64| V::lookup2(V::load(p), V::load(p.add(8)), ki);
+        let s = V::to_bits(t(EXP16_F64_SCALE.as_ptr().cast()));
+        let s = V::from_bits(V::Int::add(s, V::Int::shl::<48>(ki)));
+        let r2 = V::mul(r, r);
+        let p = estrin_v(&EXP16_F64_POLY, &[r, r2, V::mul(r2, r2)]);
+        let p = V::madd(r2, p, r);
+        let y = V::madd(s, V::add(t(EXP16_F64_TAIL.as_ptr()), p), s);
         if V::any(special) {
             return patch(x, y, special, if B2 { exp2_f64 } else { exp_f64 });
         }
@@ -598,13 +687,18 @@ unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const B2: bo
 }
 
 /// [`log_f64`] over vectors: the table path for every lane, the near-1 path
-/// blended in when a lane needs it.
+/// blended in when a lane needs it. Where `getexp`/`getmant` are instructions
+/// (AVX-512) the reduction is [`log16_v64`]'s instead.
 ///
 /// # Safety
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
 unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8>(x: V) -> V {
+    if V::GETEXP {
+        // SAFETY: the caller's contract.
+        return unsafe { log16_v64::<V, OP>(x) };
+    }
     // SAFETY: the caller's contract; the gathers' indices are `& 31`, inside the
     // 32-entry tables.
     unsafe {
@@ -623,7 +717,7 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8
         let kd = V::sub(V::from_int(kb), V::splat(1024.0));
         let z = V::from_bits(V::Int::sub(
             ix,
-            V::Int::and(tmp, V::Int::splat((0xfffu64 << 52) as i64)),
+            V::Int::and(tmp, V::Int::splat(0xfff0_0000_0000_0000u64 as i64)),
         ));
         let r = V::mul_add(z, V::table32(LOG_F64_INVC.as_ptr(), i), V::splat(-1.0));
         let w = V::madd(
@@ -635,12 +729,63 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8
         let lo = V::add(V::sub(w, hi), r);
         let lo = V::madd(kd, V::splat(LOG_F64_LN2_LO), lo);
         let lo = V::add(lo, V::table32(LOG_F64_LOGC_LO.as_ptr(), i));
-        let mut lo = V::madd(V::mul(r, r), horner_v(&LOG_F64_POLY, r), lo);
-        let mut hi = hi;
-        let d = V::sub(x, V::splat(1.0));
-        let ad = V::and_bits(d, V::from_bits(V::Int::splat(i64::MAX)));
-        let near = V::lt(ad, V::splat(0.0625));
+        let lo = V::madd(V::mul(r, r), horner_v(&LOG_F64_POLY, r), lo);
+        log_finish_v64::<V, OP>(x, hi, lo, special)
+    }
+}
+
+/// [`log_v64`] with the reduction of AVX-512: `x = 2^e m` with `e = getexp(x)`,
+/// `z = getmant(x)` in `[0.75, 1.5)` (`m`, or `m/2` when `m >= 1.5`, whose `ln 2`
+/// the table entries carry), and 16 subintervals picked by `z`'s top 4 mantissa
+/// bits, so each table is one two-register permute and subnormals need no
+/// special path. `|r| < 0.031` takes a degree-9 polynomial (by Estrin); the rest is
+/// [`log_v64`]'s (`w = e ln2_hi + logc_hi` exact, `hi + lo` by Fast2Sum).
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine (`lookup2` reads only the
+/// low 4 bits of an index).
+#[inline(always)]
+unsafe fn log16_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8>(x: V) -> V {
+    // SAFETY: the caller's contract; each table has 16 entries, read as two
+    // vectors of 8.
+    unsafe {
+        let special = V::not_pos_finite(x);
+        let z = V::getmant(x);
+        let e = V::getexp(x);
+        let i = V::Int::shr::<48>(V::to_bits(z));
+        let t = |p: &[f64; 16]| V::lookup2(V::load(p.as_ptr()), V::load(p.as_ptr().add(8)), i);
+        let r = V::mul_add(z, t(&LOG16_F64_INVC), V::splat(-1.0));
+        let w = V::madd(e, V::splat(LOG_F64_LN2_HI), t(&LOG16_F64_LOGC_HI));
+        let hi = V::add(w, r);
+        let lo = V::add(V::sub(w, hi), r);
+        let lo = V::madd(e, V::splat(LOG_F64_LN2_LO), lo);
+        let lo = V::add(lo, t(&LOG16_F64_LOGC_LO));
+        let r2 = V::mul(r, r);
+        let p = estrin_v(&LOG16_F64_POLY, &[r, r2, V::mul(r2, r2)]);
+        let lo = V::madd(r2, p, lo);
+        log_finish_v64::<V, OP>(x, hi, lo, special)
+    }
+}
+
+/// The end of [`log_v64`]: `hi + lo` (times `1/ln 2` or `1/ln 10` for `OP`), with
+/// the near-1 path (`|x - 1| < 1/16`, `x - 1` exact there) blended in where a
+/// lane needs it and the `special` lanes from the oracle.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features.
+#[inline(always)]
+unsafe fn log_finish_v64<V: FloatVector<T = f64>, const OP: u8>(
+    x: V,
+    mut hi: V,
+    mut lo: V,
+    special: V::Mask,
+) -> V {
+    // SAFETY: the caller's contract (the ISA's features are present).
+    unsafe {
+        // `15/16 < x < 17/16` is `|x - 1| < 1/16` (NaN in neither).
+        let near = V::mask_and(V::lt(V::splat(0.9375), x), V::lt(x, V::splat(1.0625)));
         if V::any(near) {
+            let d = V::sub(x, V::splat(1.0));
             if OP == LOG {
                 // The natural log keeps its near-1 rounding: `d + d^2 p(d)` fused.
                 let y1 = V::madd(V::mul(d, d), horner_v(&LOG_F64_POLY1, d), d);

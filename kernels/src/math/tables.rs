@@ -180,6 +180,65 @@ pub(crate) static EXP_F32_POLY: [f32; 2] = [
     f32::from_bits(0x3e2aaadd),
 ];
 
+/// Bits of 2^(j/16) rounded to f64, minus j << 48.
+pub(crate) static EXP16_F64_SCALE: [u64; 16] = [
+    0x3ff0000000000000,
+    0x3fefb5586cf9890f,
+    0x3fef72b83c7d517b,
+    0x3fef387a6e756238,
+    0x3fef06fe0a31b715,
+    0x3feedea64c123422,
+    0x3feebfdad5362a27,
+    0x3feeab07dd485429,
+    0x3feea09e667f3bcd,
+    0x3feea11473eb0187,
+    0x3feeace5422aa0db,
+    0x3feec49182a3f090,
+    0x3feee89f995ad3ad,
+    0x3fef199bdd85529c,
+    0x3fef5818dcfba487,
+    0x3fefa4afa2a490da,
+];
+
+/// (2^(j/16) - rounded) / rounded, rounded to f64.
+pub(crate) static EXP16_F64_TAIL: [f64; 16] = [
+    f64::from_bits(0x0000000000000000),
+    f64::from_bits(0x3c979aa65d837b6d),
+    f64::from_bits(0xbc801b15eaa59348),
+    f64::from_bits(0x3c968efde3a8a894),
+    f64::from_bits(0x3c834d754db0abb6),
+    f64::from_bits(0x3c859f48a72a4c6d),
+    f64::from_bits(0x3c7690cebb7aafb0),
+    f64::from_bits(0x3c9063e1e21c5409),
+    f64::from_bits(0xbc93b3efbf5e2228),
+    f64::from_bits(0xbc7b32dcb94da51d),
+    f64::from_bits(0x3c8db72fc1f0eab4),
+    f64::from_bits(0x3c71affc2b91ce27),
+    f64::from_bits(0x3c8c1a7792cb3387),
+    f64::from_bits(0x3c736eae30af0cb3),
+    f64::from_bits(0x3c74a385a63d07a7),
+    f64::from_bits(0xbc8ff7128fd391f0),
+];
+
+/// 16 / ln 2.
+pub(crate) const EXP16_F64_N_LN2: f64 = f64::from_bits(0x40371547652b82fe);
+
+/// ln 2 / 16, its leading bits (k * this is exact).
+pub(crate) const EXP16_F64_LN2_N_HI: f64 = f64::from_bits(0x3fa62e42fefa0000);
+
+/// ln 2 / 16 - the leading bits.
+pub(crate) const EXP16_F64_LN2_N_LO: f64 = f64::from_bits(0x3d3cf79abc9e3b3a);
+
+/// expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 32.
+pub(crate) static EXP16_F64_POLY: [f64; 6] = [
+    f64::from_bits(0x3fe0000000000001),
+    f64::from_bits(0x3fc5555555555557),
+    f64::from_bits(0x3fa55555554dd3ae),
+    f64::from_bits(0x3f811111110b6e52),
+    f64::from_bits(0x3f56c17f993c51fd),
+    f64::from_bits(0x3f2a01b50fa57446),
+];
+
 /// 1 / c_i rounded, c_i the center of subinterval i of 32.
 pub(crate) static LOG_F64_INVC: [f64; 32] = [
     f64::from_bits(0x3ff702e05c0b8170),
@@ -449,6 +508,78 @@ pub(crate) static LOG_F32_POLY1: [f32; 6] = [
     f32::from_bits(0x3e4cca77),
     f32::from_bits(0xbe2b62a0),
     f32::from_bits(0x3e146ebb),
+];
+
+/// 1 / c_i rounded, c_i the center of z's subinterval i of 16 (z in [0.75, 1.5)).
+pub(crate) static LOG16_F64_INVC: [f64; 16] = [
+    f64::from_bits(0x3fef07c1f07c1f08),
+    f64::from_bits(0x3fed41d41d41d41d),
+    f64::from_bits(0x3febacf914c1bad0),
+    f64::from_bits(0x3fea41a41a41a41a),
+    f64::from_bits(0x3fe8f9c18f9c18fa),
+    f64::from_bits(0x3fe7d05f417d05f4),
+    f64::from_bits(0x3fe6c16c16c16c17),
+    f64::from_bits(0x3fe5c9882b931057),
+    f64::from_bits(0x3ff4e5e0a72f0539),
+    f64::from_bits(0x3ff4141414141414),
+    f64::from_bits(0x3ff3521cfb2b78c1),
+    f64::from_bits(0x3ff29e4129e4129e),
+    f64::from_bits(0x3ff1f7047dc11f70),
+    f64::from_bits(0x3ff15b1e5f75270d),
+    f64::from_bits(0x3ff0c9714fbcda3b),
+    f64::from_bits(0x3ff0410410410410),
+];
+
+/// -log(invc_i), plus ln 2 for i >= 8, on the grid of 2^-42.
+pub(crate) static LOG16_F64_LOGC_HI: [f64; 16] = [
+    f64::from_bits(0x3f9f829b0e780000),
+    f64::from_bits(0x3fb6f0d28ae58000),
+    f64::from_bits(0x3fc29552f8200000),
+    f64::from_bits(0x3fc9525a9cf46000),
+    f64::from_bits(0x3fcfb9186d5e4000),
+    f64::from_bits(0x3fd2e8e2bae12000),
+    f64::from_bits(0x3fd5d1bdbf581000),
+    f64::from_bits(0x3fd89a3386c14000),
+    f64::from_bits(0x3fdb44f77bcc9000),
+    f64::from_bits(0x3fddd46a04c1c000),
+    f64::from_bits(0x3fe02552a5a5d000),
+    f64::from_bits(0x3fe154c3d2f4d800),
+    f64::from_bits(0x3fe2795e1289b000),
+    f64::from_bits(0x3fe393e0d3562800),
+    f64::from_bits(0x3fe4a4f85db04000),
+    f64::from_bits(0x3fe5ad404c35a000),
+];
+
+/// -log(invc_i) (plus ln 2 for i >= 8) minus its grid value, rounded.
+pub(crate) static LOG16_F64_LOGC_LO: [f64; 16] = [
+    f64::from_bits(0x3d297c267c7e09e4),
+    f64::from_bits(0xbd34b2241b664613),
+    f64::from_bits(0xbd35bd67f4471dfc),
+    f64::from_bits(0xbd3294937d9f158f),
+    f64::from_bits(0xbd0d6b2aab993c87),
+    f64::from_bits(0xbd26791e99b72bd8),
+    f64::from_bits(0xbd38d97dc9c7c238),
+    f64::from_bits(0x3d22d92d38c40882),
+    f64::from_bits(0xbd038068224aa2ce),
+    f64::from_bits(0x3d3283fb989a9274),
+    f64::from_bits(0x3d1fe3d38d2bafdd),
+    f64::from_bits(0xbd30af338662e34d),
+    f64::from_bits(0x3d21b6b783f3db97),
+    f64::from_bits(0x3d30cd8e221301b7),
+    f64::from_bits(0xbd24575d840b8591),
+    f64::from_bits(0xbd1a509acaab41fc),
+];
+
+/// log1p(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= 0.03061.
+pub(crate) static LOG16_F64_POLY: [f64; 8] = [
+    f64::from_bits(0xbfdffffffffffff5),
+    f64::from_bits(0x3fd5555555555529),
+    f64::from_bits(0xbfd000000005ad35),
+    f64::from_bits(0x3fc9999999acdff9),
+    f64::from_bits(0xbfc5555469216095),
+    f64::from_bits(0x3fc2492370db8fbd),
+    f64::from_bits(0xbfc006260d34f20d),
+    f64::from_bits(0x3fbc7e5918929e2e),
 ];
 
 /// ln 2 rounded.

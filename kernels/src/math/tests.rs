@@ -89,6 +89,36 @@ fn log_tables_hold_inverse_centers_and_their_logs() {
     assert!((LOG_F64_LN2_HI + LOG_F64_LN2_LO - std::f64::consts::LN_2).abs() < 1e-30);
 }
 
+#[test]
+fn log16_tables_hold_inverse_centers_and_their_logs() {
+    for i in 0..16 {
+        // z's top 4 mantissa bits: [1, 1.5) in steps of 1/16, [0.75, 1) of 1/32
+        // (there log x = e ln2 + ln2 + log z: the entry carries the ln 2).
+        let (a, w, fold) = if i < 8 {
+            (1.0 + i as f64 / 16.0, 1.0 / 16.0, 0.0)
+        } else {
+            (
+                (1.0 + i as f64 / 16.0) / 2.0,
+                1.0 / 32.0,
+                std::f64::consts::LN_2,
+            )
+        };
+        assert_eq!(LOG16_F64_INVC[i], 1.0 / (a + w / 2.0), "invc {i}");
+        let hi = LOG16_F64_LOGC_HI[i];
+        assert_eq!(
+            (hi * 2f64.powi(42)).fract(),
+            0.0,
+            "logc hi {i} off the grid"
+        );
+        let logc = hi + LOG16_F64_LOGC_LO[i];
+        let want = fold - LOG16_F64_INVC[i].ln();
+        assert!(
+            (logc - want).abs() <= 2.0 * f64::EPSILON * want.abs(),
+            "logc {i}"
+        );
+    }
+}
+
 /// The checked-in file is what the generator writes (where mpmath is installed;
 /// elsewhere the definition checks above stand alone).
 #[test]

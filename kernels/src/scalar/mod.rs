@@ -280,10 +280,17 @@ pub trait Arith:
     fn is_sign_negative(self) -> bool;
     /// `self` with the quiet bit set (a NaN as an arithmetic operation returns it).
     fn quieted(self) -> Self;
+    /// `floor(log2 |self|)` for a finite nonzero `self`, subnormals included
+    /// (AVX-512's `vgetexp`); other inputs give unspecified values.
+    fn getexp(self) -> Self;
+    /// `|self|` times the power of two that puts it in `[0.75, 1.5)`, for a finite
+    /// nonzero `self`, subnormals included (AVX-512's `vgetmant` with that
+    /// interval); other inputs give unspecified values.
+    fn getmant(self) -> Self;
 }
 
 macro_rules! arith_impl {
-    ($t:ty, $sign:expr, $quiet:expr) => {
+    ($t:ty, $bits:ty, $split:ident, $sign:expr, $quiet:expr) => {
         impl Arith for $t {
             const CANONICAL_LANES: usize = 256 / core::mem::size_of::<$t>();
             type Lanes = [$t; 256 / core::mem::size_of::<$t>()];
@@ -318,12 +325,45 @@ macro_rules! arith_impl {
             fn quieted(self) -> $t {
                 <$t>::from_bits(self.to_bits() | $quiet)
             }
+            fn getexp(self) -> $t {
+                $split(self.to_bits() & !$sign).1 as $t
+            }
+            fn getmant(self) -> $t {
+                let m = <$t>::from_bits($split(self.to_bits() & !$sign).0);
+                if m >= 1.5 {
+                    m * 0.5
+                } else {
+                    m
+                }
+            }
+        }
+
+        /// The bits `b` of a positive finite nonzero number as `m 2^e`: the bits
+        /// of `m` in `[1, 2)` and `e` (subnormals normalised first).
+        fn $split(b: $bits) -> ($bits, i32) {
+            const M: u32 = <$t>::MANTISSA_DIGITS - 1;
+            const BIAS: i32 = <$t>::MAX_EXP - 1;
+            let field = (b >> M) as i32;
+            let (frac, e) = if field == 0 {
+                // Subnormal: shift the leading one up to the implicit bit's place.
+                let sh = b.leading_zeros() - (<$bits>::BITS - 1 - M);
+                ((b << sh) & ((1 << M) - 1), 1 - BIAS - sh as i32)
+            } else {
+                (b & ((1 << M) - 1), field - BIAS)
+            };
+            (frac | ((BIAS as $bits) << M), e)
         }
     };
 }
 
-arith_impl!(f32, 0x8000_0000u32, 0x0040_0000u32);
-arith_impl!(f64, 0x8000_0000_0000_0000u64, 0x0008_0000_0000_0000u64);
+arith_impl!(f32, u32, split_exp_f32, 0x8000_0000u32, 0x0040_0000u32);
+arith_impl!(
+    f64,
+    u64,
+    split_exp_f64,
+    0x8000_0000_0000_0000u64,
+    0x0008_0000_0000_0000u64
+);
 
 binary_oracle!(
     /// `x + y`

@@ -54,6 +54,11 @@ float_vector! {
         let b = _mm512_permutex2var_pd(_mm512_loadu_pd(p.add(16)), ix, _mm512_loadu_pd(p.add(24)));
         _mm512_mask_blend_pd(_mm512_test_epi64_mask(ix, _mm512_set1_epi64(16)), a, b)
     },
+    getexp |a| _mm512_getexp_pd(a),
+    getmant |a| _mm512_getmant_pd::<_MM_MANT_NORM_P75_1P5, _MM_MANT_SIGN_ZERO>(a),
+    // QNaN, +0, -0, +Inf, -Inf, negative finite, SNaN: all but positive finite
+    // (normal or subnormal).
+    not_pos_finite |a| _mm512_fpclass_pd_mask::<0xdf>(a),
 }
 
 float_vector! {

@@ -273,6 +273,62 @@ pub trait FloatVector: Vector<T: Arith> {
         // SAFETY: the caller's contract.
         unsafe { Self::gather(p, idx) }
     }
+    /// Whether [`getexp`](Self::getexp) and [`getmant`](Self::getmant) are one
+    /// instruction each (AVX-512), so that a kernel reducing by them beats one
+    /// reducing by integer operations; elsewhere they go lane by lane.
+    const GETEXP: bool = false;
+    /// Each lane's [`Arith::getexp`]: `floor(log2 |a|)` for finite nonzero lanes,
+    /// subnormals included (`vgetexppd` / `vgetexpps` on AVX-512).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
+    #[inline(always)]
+    unsafe fn getexp(a: Self) -> Self {
+        // SAFETY: the caller's contract.
+        unsafe { Self::lanewise(a, Arith::getexp) }
+    }
+    /// Each lane's [`Arith::getmant`]: `|a|` scaled by a power of two into
+    /// `[0.75, 1.5)` for finite nonzero lanes, subnormals included (`vgetmantpd` /
+    /// `vgetmantps` on AVX-512).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
+    #[inline(always)]
+    unsafe fn getmant(a: Self) -> Self {
+        // SAFETY: the caller's contract.
+        unsafe { Self::lanewise(a, Arith::getmant) }
+    }
+    /// True where a lane is not a positive finite number: NaN, `±0`, negative,
+    /// `±Inf` (positive subnormals are not flagged). One `vfpclasspd` on AVX-512.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
+    #[inline(always)]
+    unsafe fn not_pos_finite(a: Self) -> Self::Mask {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let inf = Self::splat(Self::T::ONE / Self::T::ZERO);
+            Self::mask_or(
+                Self::mask_or(Self::le(a, Self::zero()), Self::eq(a, inf)),
+                Self::unord(a, a),
+            )
+        }
+    }
+    /// `f` of each lane, through the stack.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
+    #[inline(always)]
+    unsafe fn lanewise(a: Self, f: impl Fn(Self::T) -> Self::T) -> Self {
+        let mut buf = [<Self::T as Default>::default(); MAX_LANES];
+        // SAFETY: `buf` holds `MAX_LANES >= N` lanes; the caller's contract.
+        unsafe { a.store(buf.as_mut_ptr()) };
+        for v in &mut buf[..Self::N] {
+            *v = f(*v);
+        }
+        // SAFETY: as above.
+        unsafe { Self::load(buf.as_ptr()) }
+    }
 }
 
 /// A vector of integers, the [`FloatVector::Int`] of a float vector. Arithmetic
@@ -440,7 +496,9 @@ macro_rules! float_vector {
         from_int |$i22:ident| $from_int:expr,
         lookup2 |$lo:ident, $hi:ident, $ix:ident| $lookup2:expr
         $(, gather |$gp:ident, $gix:ident| $gather:expr)?
-        $(, table32 |$tp:ident, $tix:ident| $table32:expr)? $(,)?
+        $(, table32 |$tp:ident, $tix:ident| $table32:expr)?
+        $(, getexp |$ge:ident| $getexp:expr, getmant |$gm:ident| $getmant:expr,
+            not_pos_finite |$np:ident| $not_pos_finite:expr)? $(,)?
     ) => {
         vector_base! {
             $(#[$doc])*
@@ -490,6 +548,12 @@ macro_rules! float_vector {
                 wrap $v);)?
             $(method!(table32($tp: *const $t, $tix: $int) -> Self, open($tix), $table32,
                 wrap $v);)?
+            $(
+                const GETEXP: bool = true;
+                method!(getexp($ge: Self) -> Self, open($ge), $getexp, wrap $v);
+                method!(getmant($gm: Self) -> Self, open($gm), $getmant, wrap $v);
+                method!(not_pos_finite($np: Self) -> $m, open($np), $not_pos_finite);
+            )?
         }
     };
 }

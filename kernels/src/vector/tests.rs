@@ -413,6 +413,71 @@ where
                 assert_eq!(g.bits(), want.bits(), "{tier} table32 index {i:?}");
             }
         }
+        // getexp / getmant against their scalar meaning (`Arith`), which is
+        // checked against its definition: |x| = getmant(x) 2^k with getmant in
+        // [0.75, 1.5) and k = getexp(x), or getexp(x) + 1 where getmant < 1.
+        // Finite: below +Inf in magnitude (NaN is not).
+        let finite = |x: V::T| x.abs_bits() < one / V::T::ZERO;
+        let mut fin: Vec<V::T> = e
+            .iter()
+            .copied()
+            .filter(|&x| finite(x) && x != V::T::ZERO)
+            .collect();
+        let two = one + one;
+        let (three, half) = (two + one, one / two);
+        let below = |x: V::T| V::T::of_bits(x.bits() - 1);
+        fin.extend([
+            three / two,
+            below(three / two),
+            three / (two + two),
+            below(two),
+        ]);
+        fin.extend([
+            half * below(three / two),
+            V::T::of_bits(1),
+            V::T::of_bits(3),
+        ]);
+        for c in chunks(&fin, n) {
+            let x = vector::<V>(&c);
+            let ge = lanes(V::getexp(x));
+            let gm = lanes(V::getmant(x));
+            for ((&xi, &g), &m) in c.iter().zip(&ge).zip(&gm) {
+                assert_eq!(g.bits(), xi.getexp().bits(), "{tier} getexp {xi:?}");
+                assert_eq!(m.bits(), xi.getmant().bits(), "{tier} getmant {xi:?}");
+                assert!(
+                    m >= three / (two + two) && m < three / two,
+                    "getmant {xi:?}"
+                );
+                // |x| / m is a power of two, 2^getexp or twice that (exact steps;
+                // halved first where it could overflow).
+                let ax = xi.abs_bits();
+                let (mut p, mut k) = if ax >= one {
+                    (ax / two / m, one)
+                } else {
+                    (ax / m, V::T::ZERO)
+                };
+                while p >= two {
+                    p = p / two;
+                    k = k + one;
+                }
+                while p < one {
+                    p = p * two;
+                    k = k - one;
+                }
+                assert!(p == one, "getmant {xi:?}: |x| / m not a power of two");
+                let want = if m < one { k - one } else { k };
+                assert_eq!(g.bits(), want.bits(), "getexp {xi:?}");
+            }
+        }
+        // not_pos_finite: NaN, ±0, negatives and ±Inf; positive subnormals not.
+        for c in chunks(&e, n) {
+            let m = V::not_pos_finite(vector::<V>(&c));
+            let got = lanes(V::select(m, V::splat(one), V::zero()));
+            for (&g, &xi) in got.iter().zip(&c) {
+                let pos_finite = xi > V::T::ZERO && finite(xi);
+                assert_eq!(g == one, !pos_finite, "{tier} not_pos_finite {xi:?}");
+            }
+        }
         // The memory lookup: a table longer than any vector pair, every index in
         // it, in order and scrambled, the last one included.
         let mut gidx: Vec<i64> = (0..131).collect();

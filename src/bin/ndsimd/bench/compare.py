@@ -68,7 +68,7 @@ def case(op, n):
             return lambda: np.power(x, 2.5), lambda: np.power(x, 2.5)
         return lambda: np.power(x, 2.5, out=o), lambda: o
     unary = {"neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "exp": np.exp, "log": np.log,
-             "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh,
+             "log10": np.log10, "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh,
              "sin": np.sin, "cos": np.cos}
     name = op.removesuffix("_into")
     if op.endswith("_into") and name in binary:

@@ -31,9 +31,10 @@ fn close(got: &[f64], want: &[f64], eps: f64, what: &str) {
 
 pub fn math(r: &mut Runner) {
     type Un = (&'static str, fn(f64) -> f64);
-    let uns: [Un; 4] = [
+    let uns: [Un; 5] = [
         ("exp", f64::exp),
         ("log", f64::ln),
+        ("log10", f64::log10),
         ("sin", f64::sin),
         ("cos", f64::cos),
     ];
@@ -51,6 +52,7 @@ pub fn math(r: &mut Runner) {
                 "exp" => a.exp_into(out),
                 "sin" => a.sin_into(out),
                 "cos" => a.cos_into(out),
+                "log10" => a.log10_into(out),
                 _ => a.log_into(out),
             };
             run(&mut out).unwrap();
