@@ -588,7 +588,7 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bo
         }
         let j = V::Int::and(ki, V::Int::splat(31));
         let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<48>(ki)));
+        let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
         let tail = V::table32(EXP_F64_TAIL.as_ptr(), j);
         let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
         let y = V::madd(s, V::add(tail, p), s);
