@@ -271,6 +271,9 @@ fn run_tables(r: &mut Runner) {
         pool::parallel(r, threads);
         ndsimd::with_threads(threads, || port::port(r, "par "));
     }
+    // On every pool thread, against numexpr on as many (one thread: in the last
+    // section opened, the single-thread one).
+    ndsimd::with_threads(threads, || workspace::ne_chain(r));
     let counts = if threads > 1 {
         vec![1, threads]
     } else {
