@@ -83,7 +83,13 @@ impl NumPy {
     pub fn compare(&mut self, row: &Row, samples: usize) -> Result<Option<(f64, f64)>, String> {
         // The two-thread exp and port rows and the numexpr row run on every thread;
         // NumPy on one.
-        const PAR: [&str; 4] = ["par exp", "par take", "par where", "par concatenate"];
+        const PAR: [&str; 5] = [
+            "par exp",
+            "par take",
+            "par where",
+            "par concatenate",
+            "par i64",
+        ];
         if row.threads != 1 && !PAR.iter().any(|p| row.op.starts_with(p)) && row.op != "ne chain" {
             return Ok(None);
         }

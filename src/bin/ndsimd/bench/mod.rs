@@ -261,7 +261,7 @@ fn run_tables(r: &mut Runner) {
     ndsimd::with_threads(1, || {
         single::single(r);
         port::port(r, "");
-        ints::ints(r);
+        ints::ints(r, "");
     });
     ndsimd::with_threads(1, || workspace::workspace(r));
     ndsimd::with_threads(1, || math::math(r));
@@ -269,7 +269,10 @@ fn run_tables(r: &mut Runner) {
     if threads > 1 {
         r.set_section(runner::Section::Pool, threads);
         pool::parallel(r, threads);
-        ndsimd::with_threads(threads, || port::port(r, "par "));
+        ndsimd::with_threads(threads, || {
+            port::port(r, "par ");
+            ints::ints(r, "par ");
+        });
     }
     // On every pool thread, against numexpr on as many (one thread: in the last
     // section opened, the single-thread one).
