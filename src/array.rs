@@ -10,12 +10,12 @@ pub const MAX_NDIM: usize = 64;
 
 mod sealed {
     pub trait Sealed {}
-    impl<T> Sealed for Vec<T> {}
+    impl<T: crate::DType> Sealed for super::Owned<T> {}
     impl<T> Sealed for &[T] {}
     impl<T> Sealed for &mut [T] {}
 }
 
-/// Storage an array can read: `Vec<T>`, `&[T]` or `&mut [T]`. Sealed.
+/// Storage an array can read: [`Owned`], `&[T]` or `&mut [T]`. Sealed.
 pub trait Data: sealed::Sealed {
     /// The element type.
     type Elem: DType;
@@ -31,17 +31,69 @@ pub trait Data: sealed::Sealed {
     }
 }
 
-/// Storage an array can write: `Vec<T>` or `&mut [T]`. Sealed.
+/// Storage an array can write: [`Owned`] or `&mut [T]`. Sealed.
 pub trait DataMut: Data {
     #[doc(hidden)]
     fn storage_mut(&mut self) -> &mut [Self::Elem];
 }
 
-impl<T: DType> Data for Vec<T> {
+/// The storage of an owned [`Array`]: a `Vec` of its elements (and a few padding
+/// elements that put the first one on a cache line). When the array drops, a
+/// buffer of 4 MiB or more is kept for the library's next result of about its size
+/// rather than given back to the OS, so a loop of allocating ops does not fault in
+/// fresh pages each pass; [`free_cached_buffers`](crate::free_cached_buffers) and
+/// `NDSIMD_BUFFER_CACHE_MB` bound that.
+///
+/// ```
+/// let a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
+/// let v: Vec<f64> = a.into_vec(); // the same buffer, handed back
+/// assert_eq!(v, [1.0, 2.0]);
+/// ```
+pub struct Owned<T: DType>(pub(crate) Vec<T>);
+
+impl<T: DType> Owned<T> {
+    /// The buffer, leaving this storage empty (its drop then keeps nothing).
+    pub(crate) fn take(&mut self) -> Vec<T> {
+        std::mem::take(&mut self.0)
+    }
+}
+
+impl<T: DType> Drop for Owned<T> {
+    #[inline]
+    fn drop(&mut self) {
+        // Checked here so small buffers are freed without a call.
+        if self.0.capacity() * std::mem::size_of::<T>() >= ndsimd_kernels::buffers::MIN_BYTES {
+            ndsimd_kernels::buffers::recycle(self.take());
+        }
+    }
+}
+
+impl<T: DType> Clone for Owned<T> {
+    fn clone(&self) -> Self {
+        Owned(self.0.clone())
+    }
+}
+
+impl<T: DType> std::ops::Deref for Owned<T> {
+    type Target = Vec<T>;
+    #[inline]
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T: DType> std::ops::DerefMut for Owned<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.0
+    }
+}
+
+impl<T: DType> Data for Owned<T> {
     type Elem = T;
     #[inline]
     fn storage(&self) -> &[T] {
-        self
+        &self.0
     }
     /// The copy puts the element at `offset` (an array's first) on a cache line, as
     /// every buffer the library allocates.
@@ -54,13 +106,13 @@ impl<T: DType> Data for Vec<T> {
         };
         v.resize(shift, T::default());
         v.extend_from_slice(self);
-        (v, offset + shift)
+        (Owned(v), offset + shift)
     }
 }
-impl<T: DType> DataMut for Vec<T> {
+impl<T: DType> DataMut for Owned<T> {
     #[inline]
     fn storage_mut(&mut self) -> &mut [T] {
-        self
+        &mut self.0
     }
 }
 impl<T: DType> Data for &[T] {
@@ -108,7 +160,7 @@ pub struct ArrayBase<S: Data> {
 /// assert_eq!(a.shape(), &[2, 3]);
 /// assert_eq!(a.get(&[1, 2]), Some(&6.0));
 /// ```
-pub type Array<T> = ArrayBase<Vec<T>>;
+pub type Array<T> = ArrayBase<Owned<T>>;
 
 /// A read-only view borrowing an array's data.
 ///
@@ -207,6 +259,14 @@ pub(crate) fn try_filled<T: DType>(shape: &[usize], x: T) -> Result<Aligned<T>> 
     Ok(filled_vec(n, x))
 }
 
+/// [`try_filled`] for a result whose every element the caller then writes: a
+/// large buffer may come back from the cache of dropped arrays' buffers holding
+/// old values (see [`Owned`]), which saves the OS zeroing fresh pages.
+pub(crate) fn try_for_overwrite<T: DType>(shape: &[usize]) -> Result<Aligned<T>> {
+    let n = check_alloc::<T>(shape)?;
+    Ok(Aligned::for_overwrite(n, T::default()))
+}
+
 /// The value of a constructor's `try_` form, or its error as a panic (a panic
 /// unwinds and can be caught; the allocator's abort could not).
 fn or_panic<T>(r: Result<T>) -> T {
@@ -236,7 +296,7 @@ impl<T: DType> Array<T> {
 
     pub(crate) fn from_parts_standard(shape: &[usize], v: Vec<T>) -> Self {
         ArrayBase {
-            data: v,
+            data: Owned(v),
             offset: 0,
             dim: Dim::from_slice(shape),
             strides: c_strides(shape),
@@ -248,7 +308,7 @@ impl<T: DType> Array<T> {
     pub(crate) fn from_aligned(shape: &[usize], a: Aligned<T>) -> Self {
         debug_assert_eq!(Some(a.vec.len() - a.start), size_of_shape(shape));
         ArrayBase {
-            data: a.vec,
+            data: Owned(a.vec),
             offset: a.start,
             dim: Dim::from_slice(shape),
             strides: c_strides(shape),
@@ -515,10 +575,10 @@ impl<T: DType> Array<T> {
     /// let a = ndsimd::Array::from_vec(vec![1.0, 2.0]);
     /// assert_eq!(a.into_vec(), vec![1.0, 2.0]);
     /// ```
-    pub fn into_vec(self) -> Vec<T> {
+    pub fn into_vec(mut self) -> Vec<T> {
         if self.is_standard_layout() && self.data.len() == self.offset + self.len() {
             Aligned {
-                vec: self.data,
+                vec: self.data.take(),
                 start: self.offset,
             }
             .into_vec()

@@ -480,7 +480,7 @@ mod nd {
             let offset = offset.unwrap_or(0);
             check_layout(vec.len(), &shape, &strides, offset).expect("ndarray's layout is valid");
             ArrayBase {
-                data: vec,
+                data: crate::array::Owned(vec),
                 offset,
                 dim: Dim::from_slice(&shape),
                 strides: Strides::from_slice(&strides),

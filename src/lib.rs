@@ -46,7 +46,7 @@ mod slice;
 mod views;
 mod workspace;
 
-pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, MAX_NDIM};
+pub use array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut, Iter, Owned, MAX_NDIM};
 #[doc(hidden)]
 pub use element::{CastValue, NumOps};
 pub use element::{DType, Element, IntElement, Numeric, Reduce};
@@ -62,6 +62,34 @@ pub use shape::CowArray;
 pub use slice::{NewAxis, SliceArg};
 pub use views::Lanes;
 pub use workspace::Workspace;
+
+/// Frees the large buffers (4 MiB and up) that dropped arrays left for the next
+/// results of their size, and returns how many bytes that was. They are kept so a
+/// loop of allocating ops reuses its pages instead of faulting in fresh ones each
+/// pass; at most [`set_buffer_cache_limit`]'s bound is held (by default a
+/// sixteenth of the machine's memory, at most 256 MiB; `NDSIMD_BUFFER_CACHE_MB` in
+/// the environment sets it in MiB, 0 turns the cache off).
+///
+/// ```
+/// let big = ndsimd::Array::<f64>::ones(&[1 << 20]).exp(); // 8 MiB
+/// drop(big);
+/// ndsimd::free_cached_buffers();
+/// assert_eq!(ndsimd::free_cached_buffers(), 0);
+/// ```
+pub fn free_cached_buffers() -> usize {
+    ndsimd_kernels::buffers::release()
+}
+
+/// Sets how many bytes of dropped arrays' large buffers the library may keep for
+/// reuse (see [`free_cached_buffers`]); 0 turns the cache off and frees what it
+/// holds, a smaller bound frees the oldest beyond it.
+///
+/// ```
+/// ndsimd::set_buffer_cache_limit(64 << 20);
+/// ```
+pub fn set_buffer_cache_limit(bytes: usize) {
+    ndsimd_kernels::buffers::set_limit(bytes)
+}
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -55,6 +55,7 @@
 mod macros;
 
 pub mod arena;
+pub mod buffers;
 pub mod ceiling;
 pub mod dispatch;
 pub mod gemm;

@@ -180,9 +180,40 @@ impl<T: Copy> Aligned<T> {
         Aligned { vec, start }
     }
 
+    /// `n` elements for a caller that writes every one of them: a large buffer
+    /// from [`crate::buffers`] when it holds one that fits, with the values of the
+    /// earlier result it held (so no pass writes it first, and the OS zeroes no
+    /// fresh pages), else [`filled`](Self::filled) with `x`.
+    ///
+    /// ```
+    /// use ndsimd_kernels::mem::{Aligned, ALIGN};
+    /// let mut a = Aligned::for_overwrite(1000, 0.0f64);
+    /// a.payload_mut().iter_mut().for_each(|e| *e = 1.0);
+    /// assert_eq!(a.payload(), &[1.0; 1000][..]);
+    /// assert_eq!(a.payload().as_ptr() as usize % ALIGN, 0);
+    /// ```
+    pub fn for_overwrite(n: usize, x: T) -> Self
+    where
+        T: Send + 'static,
+    {
+        let room = room::<T>(n, ALIGN);
+        let cap = n.checked_add(room).expect("capacity overflow");
+        let Some(mut vec) = crate::buffers::reuse::<T>(cap) else {
+            return Self::filled(n, x);
+        };
+        if vec.len() < cap {
+            vec.resize(cap, x);
+        }
+        let start = if room == 0 { 0 } else { lead(vec.as_ptr()) };
+        vec.truncate(start + n);
+        Aligned { vec, start }
+    }
+
     /// `n` elements written by `fill`, which is given the whole uninitialised
     /// payload; the padding is then set to copies of the payload's first element.
-    /// Large payloads are asked for huge pages before `fill` touches them. A panic
+    /// A large buffer comes from [`crate::buffers`] when it holds one that fits
+    /// (its old contents are overwritten); fresh large payloads are asked for huge
+    /// pages before `fill` touches them. A panic
     /// in `fill` unwinds through and frees the buffer (its length still 0).
     ///
     /// # Safety
@@ -191,9 +222,21 @@ impl<T: Copy> Aligned<T> {
     pub(crate) unsafe fn from_fill(
         n: usize,
         fill: impl FnOnce(&mut [core::mem::MaybeUninit<T>]),
-    ) -> Self {
+    ) -> Self
+    where
+        T: Send + 'static,
+    {
         let room = room::<T>(n, ALIGN);
-        let mut vec: Vec<T> = Vec::with_capacity(n.checked_add(room).expect("capacity overflow"));
+        let cap = n.checked_add(room).expect("capacity overflow");
+        // A large result reuses a freed buffer's pages when one fits (see
+        // `buffers`): no faults, no zeroing by the OS.
+        let mut vec: Vec<T> = match crate::buffers::reuse(cap) {
+            Some(mut v) => {
+                v.clear();
+                v
+            }
+            None => Vec::with_capacity(cap),
+        };
         let start = if room == 0 { 0 } else { lead(vec.as_ptr()) };
         let spare = &mut vec.spare_capacity_mut()[..start + n];
         let (pad, payload) = spare.split_at_mut(start);

@@ -154,7 +154,7 @@ where
 /// let v = par::collect_vv(f64::table().add.vv_uninit, &[1.0, 2.0], &[10.0, 20.0], 1, 8);
 /// assert_eq!(v.payload(), [11.0, 22.0]);
 /// ```
-pub fn collect_vv<T: Copy + Send + Sync>(
+pub fn collect_vv<T: Copy + Send + Sync + 'static>(
     k: WritesAll<VvUninit<T>>,
     a: &[T],
     b: &[T],
@@ -174,7 +174,7 @@ pub fn collect_vv<T: Copy + Send + Sync>(
 /// use ndsimd_kernels::{par, KernelElement};
 /// assert_eq!(par::collect_vs(f64::table().mul.vs_uninit, &[1.0, 2.0], 3.0, 1, 8).payload(), [3.0, 6.0]);
 /// ```
-pub fn collect_vs<T: Copy + Send + Sync>(
+pub fn collect_vs<T: Copy + Send + Sync + 'static>(
     k: WritesAll<VsUninit<T>>,
     a: &[T],
     s: T,
@@ -191,7 +191,7 @@ pub fn collect_vs<T: Copy + Send + Sync>(
 /// use ndsimd_kernels::{par, KernelElement};
 /// assert_eq!(par::collect_sv(f64::table().sub.sv_uninit, 1.0, &[1.0, 2.0], 1, 8).payload(), [0.0, -1.0]);
 /// ```
-pub fn collect_sv<T: Copy + Send + Sync>(
+pub fn collect_sv<T: Copy + Send + Sync + 'static>(
     k: WritesAll<SvUninit<T>>,
     s: T,
     b: &[T],
@@ -208,7 +208,7 @@ pub fn collect_sv<T: Copy + Send + Sync>(
 /// use ndsimd_kernels::{par, KernelElement};
 /// assert_eq!(par::collect_map(f64::table().neg.map_uninit, &[1.0, -2.0], 1, 8).payload(), [-1.0, 2.0]);
 /// ```
-pub fn collect_map<T: Copy + Send + Sync>(
+pub fn collect_map<T: Copy + Send + Sync + 'static>(
     k: WritesAll<MapUninit<T>>,
     a: &[T],
     pieces: usize,
@@ -241,7 +241,7 @@ pub type RowFinish<T> = dyn Fn(&[T], T, T, &mut [T]) + Sync;
 /// assert_eq!(v.payload(), [0.5; 4]);
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn collect_row_passes<T: Copy + Send + Sync>(
+pub fn collect_row_passes<T: Copy + Send + Sync + 'static>(
     x: &[T],
     len: usize,
     pieces: usize,
@@ -305,7 +305,7 @@ pub enum RunArg<'a, T> {
 /// assert_eq!(v.payload(), [11.0, 22.0, 13.0, 24.0]);
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn collect_rows<'a, T: Copy + Send + Sync + 'a>(
+pub fn collect_rows<'a, T: Copy + Send + Sync + 'static>(
     op: &BinaryOp<T>,
     rows: usize,
     len: usize,
@@ -359,7 +359,12 @@ pub fn collect_rows<'a, T: Copy + Send + Sync + 'a>(
 /// (on the pool when `pieces > 1`; pieces start at multiples of `align`). Private:
 /// every caller's `fill` writes its whole `out` with [`WritesAll`] kernels (or
 /// `MaybeUninit::write`) or panics, which is the promise `Aligned::from_fill` needs.
-fn collect<T: Copy + Send, F>(n: usize, pieces: usize, align: usize, fill: F) -> Aligned<T>
+fn collect<T: Copy + Send + 'static, F>(
+    n: usize,
+    pieces: usize,
+    align: usize,
+    fill: F,
+) -> Aligned<T>
 where
     F: Fn(core::ops::Range<usize>, &mut Uninit<T>) + Send + Sync + Copy,
 {

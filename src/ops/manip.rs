@@ -4,7 +4,9 @@
 
 use super::select::standard;
 use super::split::split;
-use crate::array::{check_ndim, normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data};
+use crate::array::{
+    check_ndim, normalize_axis, try_filled, try_for_overwrite, Array, ArrayBase, ArrayView, Data,
+};
 use crate::dim::{size_of_shape, Dim, Strides};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::DType;
@@ -55,7 +57,8 @@ pub fn concatenate<T: DType>(arrays: &[ArrayView<'_, T>], axis: isize) -> Result
             Error::InvalidArgument("the concatenated axis is longer than usize::MAX".into())
         })?;
     }
-    let mut out = try_filled(&shape, T::default())?;
+    // The parts cover every element of every row.
+    let mut out = try_for_overwrite(&shape)?;
     let dst = out.payload_mut();
     if dst.is_empty() {
         return Ok(Array::from_aligned(&shape, out));

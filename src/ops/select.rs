@@ -3,7 +3,7 @@
 
 use super::closures::{broadcast_view, collect_array};
 use super::operand::{IntoOperand, Operand};
-use crate::array::{normalize_axis, try_filled, Array, ArrayBase, ArrayView, Data};
+use crate::array::{normalize_axis, try_for_overwrite, Array, ArrayBase, ArrayView, Data};
 use crate::dim::{broadcast_shapes, size_of_shape, Dim};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::ops::sort::indices;
@@ -64,7 +64,8 @@ impl<T: DType, S: Data<Elem = T>> ArrayBase<S> {
         shape[ax] = k;
         let outer = prod(&self.shape()[..ax]);
         let inner = prod(&self.shape()[ax + 1..]);
-        let mut out = try_filled(&shape, T::default())?;
+        // Every element is written below (or the call errs).
+        let mut out = try_for_overwrite(&shape)?;
         let dst = out.payload_mut();
         if dst.is_empty() {
             // Nothing to take, but the indices must still be valid.
@@ -307,8 +308,9 @@ pub fn where_<'a, 'b, T: DType>(
     if cond.shape() == &*shape && full(&x) && full(&y) {
         if let Some(c) = cond.as_slice() {
             let (a, b) = (Side::of(&x), Side::of(&y));
-            let mut out = try_filled(&shape, T::default())?;
-            // Large outputs are split over the pool and streamed out.
+            let mut out = try_for_overwrite(&shape)?;
+            // Every element is chosen below. Large outputs are split over the pool
+            // and streamed out.
             split_stream(out.payload_mut(), move |r, piece| {
                 select_contig(&c[r.clone()], a.at(r.clone()), b.at(r), piece)
             });
