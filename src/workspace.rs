@@ -376,10 +376,11 @@ impl Workspace {
 
     /// The matrix product `a @ b` ([`matmul`](ArrayBase::matmul)'s shapes and
     /// numbers, the same bits) in the workspace; the result is written, never read
-    /// (`beta = 0`). A product of 2-D operands also packs its operands in the
-    /// workspace ([`matmul_scratch`](crate::matmul_scratch) bytes after the
-    /// result), so it touches no buffer of its threads; batches and vectors pack
-    /// (if at all) as the allocating form does.
+    /// (`beta = 0`). The operands are packed in the workspace too
+    /// ([`matmul_scratch`](crate::matmul_scratch) bytes of one product after the
+    /// result; a batch reuses them product after product), so it touches no buffer
+    /// of its threads. Products too small to pack take no scratch, and a batch of
+    /// them runs as the allocating form does.
     ///
     /// ```
     /// use ndsimd::{Array, Workspace};
@@ -396,17 +397,14 @@ impl Workspace {
     ) -> Result<ArrayViewMut<'ws, T>> {
         let shape = matmul_out_shape("matmul", a.shape(), b.shape())?;
         let mut out = self.slot::<T>(&shape)?;
-        if let ([m, k], [_, n]) = (a.shape(), b.shape()) {
-            let len = crate::matmul_scratch::<T>(*m, *k, *n) / std::mem::size_of::<T>();
-            let scratch = self
-                .arena
-                .alloc::<T>(len)
-                .ok_or_else(|| Error::alloc(&[len], T::DTYPE, std::mem::size_of::<T>()))?;
-            if crate::ops::linalg::matmul_2d(T::one(), a, b, T::zero(), &mut out, scratch) {
-                return Ok(out);
-            }
-        }
-        a.matmul_into(b, T::one(), T::zero(), &mut out)?;
+        let len = crate::ops::linalg::matmul_mkn(a.shape(), b.shape())
+            .map_or(0, |(m, k, n)| crate::matmul_scratch::<T>(m, k, n))
+            / std::mem::size_of::<T>();
+        let scratch = self
+            .arena
+            .alloc::<T>(len)
+            .ok_or_else(|| Error::alloc(&[len], T::DTYPE, std::mem::size_of::<T>()))?;
+        crate::ops::linalg::matmul_into_in(a, b, T::one(), T::zero(), &mut out, scratch)?;
         Ok(out)
     }
 

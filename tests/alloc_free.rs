@@ -213,15 +213,23 @@ fn chains(failures: &mut Vec<String>) {
 /// 1000 times from the first call on, on a thread whose own packing buffers start
 /// empty: no allocation at all (the packing lives in the workspace, on every path
 /// that packs: the direct path's copy of B, the narrow and the blocked forms), and
-/// every result the bits of the allocating `matmul`.
+/// every result the bits of the allocating `matmul`. With `batch > 0`, A is a
+/// stack of `batch` matrices and B is broadcast over it.
 fn workspace_matmul<T: ndsimd::Element>(
+    batch: usize,
     (m, k, n): (usize, usize, usize),
     b_offset: usize,
     failures: &mut Vec<String>,
 ) {
+    let shape_a: Vec<usize> = [batch]
+        .into_iter()
+        .filter(|&q| q > 0)
+        .chain([m, k])
+        .collect();
+    let stack = batch.max(1);
     let a = Array::from_shape_vec(
-        &[m, k],
-        (0..m * k)
+        &shape_a,
+        (0..stack * m * k)
             .map(|i| T::from((i % 13) as f32 - 6.0).unwrap())
             .collect(),
     )
@@ -239,9 +247,9 @@ fn workspace_matmul<T: ndsimd::Element>(
     let b = raw.slice(s![.., b_offset..]).unwrap();
     let want = a.matmul(&b).unwrap();
     let scratch = ndsimd::matmul_scratch::<T>(m, k, n);
-    let result = (m * n * size_of::<T>()).next_multiple_of(64);
+    let result = (stack * m * n * size_of::<T>()).next_multiple_of(64);
     let name = format!(
-        "ws.matmul {m}x{k}x{n} {} (scratch {scratch} bytes)",
+        "ws.matmul {batch}x {m}x{k}x{n} {} (scratch {scratch} bytes)",
         std::any::type_name::<T>()
     );
     let (allocs, same) = std::thread::scope(|s| {
@@ -291,10 +299,17 @@ fn main() {
     chains(&mut failures);
     // The direct path copying B to aligned rows (one thread: below the parallel
     // size; rows of 10 off the line), the narrow form, the blocked form, f32.
-    workspace_matmul::<f64>((100, 100, 10), 1, &mut failures);
-    workspace_matmul::<f64>((96, 300, 200), 0, &mut failures);
-    workspace_matmul::<f64>((700, 500, 600), 0, &mut failures);
-    workspace_matmul::<f32>((640, 700, 300), 3, &mut failures);
+    workspace_matmul::<f64>(0, (100, 100, 10), 1, &mut failures);
+    workspace_matmul::<f64>(0, (96, 300, 200), 0, &mut failures);
+    workspace_matmul::<f64>(0, (700, 500, 600), 0, &mut failures);
+    workspace_matmul::<f32>(0, (640, 700, 300), 3, &mut failures);
+    // Batches: products that pack (one scratch reused product after product), and
+    // many tiny ones on the batched register path (no scratch).
+    workspace_matmul::<f64>(4, (100, 100, 10), 1, &mut failures);
+    workspace_matmul::<f64>(3, (96, 300, 200), 0, &mut failures);
+    workspace_matmul::<f32>(2, (300, 200, 160), 3, &mut failures);
+    workspace_matmul::<f64>(1000, (8, 8, 8), 0, &mut failures);
+    workspace_matmul::<f64>(1000, (16, 16, 16), 0, &mut failures);
     assert!(
         failures.is_empty(),
         "allocated after warm-up:\n{}",

@@ -9,7 +9,7 @@
 //! pairwise, rows split over the pool). Results do not depend on the thread count.
 
 use crate::array::{Array, ArrayBase, ArrayView, Data, DataMut};
-use crate::dim::{broadcast_shapes, Dim};
+use crate::dim::{broadcast_shapes, Dim, Strides};
 use crate::error::{Error, Result, ShapeFmt};
 use crate::Element;
 use ndsimd_kernels::gemm::{BatchMut, BatchRef, MatMut, MatRef};
@@ -84,7 +84,7 @@ fn matmul_shape(op: &'static str, a: &[usize], b: &[usize]) -> Result<MatmulShap
 /// broadcast batch axes (0 where the operand is broadcast), and the matrix strides.
 struct Layout {
     offset: usize,
-    batch_strides: Vec<isize>,
+    batch_strides: Strides,
     rs: isize,
     cs: isize,
 }
@@ -111,15 +111,13 @@ fn layout(
         (strides[r - 2], strides[r - 1], r - 2)
     };
     let lead = batch.len() - nb;
-    let batch_strides = (0..batch.len())
-        .map(|i| {
-            if i < lead || shape[i - lead] == 1 {
-                0
-            } else {
-                strides[i - lead]
-            }
-        })
-        .collect();
+    // Inline up to five batch axes: a workspace's batched product allocates nothing.
+    let mut batch_strides = Strides::filled(batch.len(), 0);
+    for (i, st) in batch_strides.iter_mut().enumerate() {
+        if i >= lead && shape[i - lead] != 1 {
+            *st = strides[i - lead];
+        }
+    }
     Layout {
         offset,
         batch_strides,
@@ -161,15 +159,19 @@ fn product<T: Element>(
     b: MatRef<'_, T>,
     c: MatMut<'_, T>,
     threads: usize,
+    scratch: &mut [T],
 ) {
     if s.b_vec && !s.a_vec {
         T::gemv(alpha, a, b, beta, c, threads);
     } else {
-        T::gemm(alpha, a, b, beta, c, threads);
+        T::gemm_in(alpha, a, b, beta, c, threads, scratch);
     }
 }
 
 /// `out = alpha * a @ b + beta * out` with the shapes checked (`out` has `s.out`).
+/// A non-empty `scratch` (a workspace's [`matmul_scratch`] for one product) takes
+/// every product's packing, one product after another (each split over the pool
+/// by the GEMM itself), instead of the threads' own buffers.
 fn matmul_exec<T: Element>(
     s: &MatmulShape,
     alpha: T,
@@ -177,6 +179,7 @@ fn matmul_exec<T: Element>(
     b: &ArrayView<'_, T>,
     beta: T,
     out: &mut ArrayBase<impl DataMut<Elem = T>>,
+    scratch: &mut [T],
 ) {
     let la = layout(a.offset, a.shape(), a.strides(), s.a_vec, true, &s.batch);
     let lb = layout(b.offset, b.shape(), b.strides(), s.b_vec, false, &s.batch);
@@ -189,7 +192,12 @@ fn matmul_exec<T: Element>(
     };
     let threads = pool::current_num_threads();
     let batches: usize = s.batch.iter().product();
-    if !s.a_vec && !s.b_vec && batches > 1 && matmul_batch(s, alpha, (a, b), (&la, &lb), beta, out)
+    let own = scratch.is_empty();
+    if own
+        && !s.a_vec
+        && !s.b_vec
+        && batches > 1
+        && matmul_batch(s, alpha, (a, b), (&la, &lb), beta, out)
     {
         return;
     }
@@ -197,7 +205,8 @@ fn matmul_exec<T: Element>(
     // Many small products: whole products on the pool (each one serial), when the
     // output is one contiguous row-major block so the pieces are disjoint slices.
     // A product big enough to split itself keeps the per-product split instead.
-    if threads > 1
+    if own
+        && threads > 1
         && batches > 1
         && volume < BATCH_SPLIT_MAX
         && volume.saturating_mul(batches) >= BATCH_SPLIT_MIN
@@ -211,7 +220,7 @@ fn matmul_exec<T: Element>(
                     let rs = if s.a_vec { 0 } else { s.n as isize };
                     let cm = MatMut::new(piece, j * per, s.m, s.n, rs, 1)
                         .expect("a product's block of a row-major output");
-                    product(s, (alpha, beta), am, bm, cm, 1);
+                    product(s, (alpha, beta), am, bm, cm, 1, &mut []);
                 }
             });
             return;
@@ -227,11 +236,15 @@ fn matmul_exec<T: Element>(
         (true, false) => (0, ostrides[nb]),
         (true, true) => (0, 0),
     };
+    let mut batch_strides = Strides::filled(nb, 0);
+    for (i, st) in batch_strides.iter_mut().enumerate() {
+        if oshape[i] != 1 {
+            *st = ostrides[i];
+        }
+    }
     let lo = Layout {
         offset: out.offset,
-        batch_strides: (0..nb)
-            .map(|i| if oshape[i] == 1 { 0 } else { ostrides[i] })
-            .collect(),
+        batch_strides,
         rs,
         cs,
     };
@@ -241,7 +254,7 @@ fn matmul_exec<T: Element>(
         let (am, bm) = operands([oa, ob]);
         let cm = MatMut::new(cd, oc, s.m, s.n, lo.rs, lo.cs)
             .expect("in bounds and not overlapping: a writable array's layout");
-        product(s, (alpha, beta), am, bm, cm, threads);
+        product(s, (alpha, beta), am, bm, cm, threads, scratch);
     }
 }
 
@@ -261,9 +274,12 @@ fn matmul_batch<T: Element>(
     let nb = s.batch.len();
     let ostrides = out.strides();
     let (rs, cs) = (ostrides[nb], ostrides[nb + 1]);
-    let oc: Vec<isize> = (0..nb)
-        .map(|i| if s.batch[i] == 1 { 0 } else { ostrides[i] })
-        .collect();
+    let mut oc = Strides::filled(nb, 0);
+    for (i, st) in oc.iter_mut().enumerate() {
+        if s.batch[i] != 1 {
+            *st = ostrides[i];
+        }
+    }
     let offset = out.offset;
     let Some(cm) = BatchMut::new(
         out.data.storage_mut(),
@@ -349,6 +365,47 @@ pub(crate) fn matmul_2d<T: Element>(
     true
 }
 
+/// [`ArrayBase::matmul_into`] packing into `scratch` when it holds
+/// [`matmul_scratch`] for one product of the shapes (a workspace's), else into the
+/// threads' own buffers.
+pub(crate) fn matmul_into_in<T: Element>(
+    a: &ArrayBase<impl Data<Elem = T>>,
+    b: &ArrayBase<impl Data<Elem = T>>,
+    alpha: T,
+    beta: T,
+    out: &mut ArrayBase<impl DataMut<Elem = T>>,
+    scratch: &mut [T],
+) -> Result<()> {
+    if matmul_2d(alpha, a, b, beta, out, scratch) {
+        return Ok(());
+    }
+    let s = matmul_shape("matmul", a.shape(), b.shape())?;
+    if out.shape() != &s.out[..] {
+        return Err(Error::WrongOutputShape {
+            expected: s.out.to_vec(),
+            found: out.shape().to_vec(),
+        });
+    }
+    matmul_exec(&s, alpha, &a.view(), &b.view(), beta, out, scratch);
+    Ok(())
+}
+
+/// The `(m, k, n)` of a `matmul` of operands of these shapes, each at least 1-D (a
+/// vector operand's missing axis counted 1); `None` for a 0-D one.
+pub(crate) fn matmul_mkn(a: &[usize], b: &[usize]) -> Option<(usize, usize, usize)> {
+    let (m, k) = match a {
+        [] => return None,
+        [k] => (1, *k),
+        [.., m, k] => (*m, *k),
+    };
+    let n = match b {
+        [] => return None,
+        [_] => 1,
+        [.., n] => *n,
+    };
+    Some((m, k, n))
+}
+
 /// [`matmul_2d`] on views of any layout (apart from the tiny contiguous products,
 /// so that their path keeps a small stack frame).
 #[inline(never)]
@@ -427,7 +484,15 @@ fn product_new<T: Element>(
     }
     let s = matmul_shape(op, a.shape(), b.shape())?;
     let mut out = Array::try_zeros(&s.out)?;
-    matmul_exec(&s, T::one(), &a.view(), &b.view(), T::zero(), &mut out);
+    matmul_exec(
+        &s,
+        T::one(),
+        &a.view(),
+        &b.view(),
+        T::zero(),
+        &mut out,
+        &mut [],
+    );
     Ok(out)
 }
 
@@ -491,18 +556,7 @@ impl<T: Element, S: Data<Elem = T>> ArrayBase<S> {
         beta: T,
         out: &mut ArrayBase<impl DataMut<Elem = T>>,
     ) -> Result<()> {
-        if matmul_2d(alpha, self, rhs, beta, out, &mut []) {
-            return Ok(());
-        }
-        let s = matmul_shape("matmul", self.shape(), rhs.shape())?;
-        if out.shape() != &s.out[..] {
-            return Err(Error::WrongOutputShape {
-                expected: s.out.to_vec(),
-                found: out.shape().to_vec(),
-            });
-        }
-        matmul_exec(&s, alpha, &self.view(), &rhs.view(), beta, out);
-        Ok(())
+        matmul_into_in(self, rhs, alpha, beta, out, &mut [])
     }
 
     /// NumPy's `np.dot` for operands of at most two dimensions: the matrix product

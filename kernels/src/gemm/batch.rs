@@ -132,6 +132,10 @@ impl<'a, T> BatchMut<'a, T> {
     }
 }
 
+/// Batch axes kept on the stack by [`walk`] and [`batch_overlaps`]: every batch an
+/// array can have (64 axes at most, two of them the matrix's).
+const STACK_AXES: usize = 64;
+
 /// Whether two elements of the batch may share memory (see [`BatchMut::new`]).
 fn batch_overlaps(
     batch: &[usize],
@@ -146,14 +150,25 @@ fn batch_overlaps(
     }
     let reach = |len: usize, s: isize| (len as u128 - 1) * s.unsigned_abs() as u128;
     let mut span = reach(rows, rs) + reach(cols, cs);
-    let mut outer: Vec<(usize, usize)> = batch
-        .iter()
-        .zip(strides)
-        .filter(|&(&len, _)| len > 1)
-        .map(|(&len, &s)| (s.unsigned_abs(), len))
-        .collect();
+    // On the stack, as in `walk`.
+    let mut stack = [(0usize, 0usize); STACK_AXES];
+    let mut heap = Vec::new();
+    let outer: &mut [(usize, usize)] = if batch.len() <= STACK_AXES {
+        &mut stack[..batch.len()]
+    } else {
+        heap.resize(batch.len(), (0, 0));
+        &mut heap
+    };
+    let mut used = 0;
+    for (&len, &s) in batch.iter().zip(strides) {
+        if len > 1 {
+            outer[used] = (s.unsigned_abs(), len);
+            used += 1;
+        }
+    }
+    let outer = &mut outer[..used];
     outer.sort_unstable();
-    for (step, len) in outer {
+    for &mut (step, len) in outer {
         if step as u128 <= span {
             return true;
         }
@@ -338,7 +353,16 @@ fn walk(
     if range.is_empty() {
         return;
     }
-    let mut idx = vec![0usize; batch.len()];
+    // On the stack for any batch an array can have (a workspace's product must not
+    // allocate); a longer one, which no array makes, on the heap.
+    let mut stack = [0usize; STACK_AXES];
+    let mut heap = Vec::new();
+    let idx: &mut [usize] = if batch.len() <= STACK_AXES {
+        &mut stack[..batch.len()]
+    } else {
+        heap.resize(batch.len(), 0);
+        &mut heap
+    };
     let mut off = [0isize; 3];
     let mut q = range.start;
     for x in (0..batch.len()).rev() {
