@@ -98,7 +98,16 @@ impl<T: DType> Data for Owned<T> {
     /// The copy puts the element at `offset` (an array's first) on a cache line, as
     /// every buffer the library allocates.
     fn clone_at(&self, offset: usize) -> (Self, usize) {
-        let mut v: Vec<T> = Vec::with_capacity(self.len() + mem::lead_room::<T>());
+        let cap = self.len() + mem::lead_room::<T>();
+        // A large copy may land in a dropped array's buffer (its values all
+        // replaced below).
+        let mut v: Vec<T> = match ndsimd_kernels::buffers::reuse(cap) {
+            Some(mut v) => {
+                v.clear();
+                v
+            }
+            None => Vec::with_capacity(cap),
+        };
         let shift = if !self.is_empty() {
             mem::lead(v.as_ptr().wrapping_add(offset))
         } else {
@@ -830,7 +839,8 @@ impl<S: Data> ArrayBase<S> {
     /// The elements in row-major order in a buffer whose first element is on a
     /// cache line.
     pub(crate) fn to_aligned(&self) -> Aligned<S::Elem> {
-        let mut a = Aligned::filled(self.len(), S::Elem::default());
+        // Every element is written below.
+        let mut a = Aligned::for_overwrite(self.len(), S::Elem::default());
         let out = a.payload_mut();
         match self.as_slice() {
             Some(s) => out.copy_from_slice(s),

@@ -31,6 +31,7 @@ fn results_in_reused_buffers_match_fresh_ones() {
     let cond = x.greater(&y).unwrap();
     let idx: Vec<i64> = (0..N as i64).map(|i| (i * 7919) % N as i64).collect();
     let row = Array::from_vec((0..1024).map(|i| i as f64).collect());
+    let wide = Array::from_vec((0..2 * N).map(|i| i as f64 * 0.5).collect());
     let grid = x
         .reshape(&[(N / 1024) as isize, 1024])
         .unwrap()
@@ -43,6 +44,11 @@ fn results_in_reused_buffers_match_fresh_ones() {
         ("exp", Box::new(|| x.exp())),
         ("where_", Box::new(|| where_(&cond, &x, &y).unwrap())),
         ("take", Box::new(|| x.take(&idx, 0).unwrap())),
+        (
+            "to_owned of a strided view",
+            Box::new(|| wide.slice(ndsimd::s![..;2]).unwrap().to_owned()),
+        ),
+        ("clone", Box::new(|| x.clone())),
         (
             "concatenate",
             Box::new(|| concatenate(&[half.view(), half.view()], 0).unwrap()),
