@@ -55,6 +55,7 @@ const OUTPUT_LAYS: [Lay; 5] = [Lay::Row, Lay::Col, Lay::Gapped, Lay::Reversed, L
 const PAD: usize = 5;
 
 /// A matrix in a buffer of canaries.
+#[derive(Clone)]
 struct Stored<T> {
     buf: Vec<T>,
     offset: usize,
@@ -133,6 +134,16 @@ impl<T: Elem> Stored<T> {
             self.cs,
         )
         .unwrap()
+    }
+
+    /// The window of a [`Lay::Row`] matrix: its `rows * cols` elements in order.
+    fn rows_slice(&mut self) -> &mut [T] {
+        &mut self.buf[self.offset..self.offset + self.rows * self.cols]
+    }
+
+    /// The bits of the whole buffer, canaries included.
+    fn bits(&self) -> Vec<u64> {
+        self.buf.iter().map(|x| x.bits()).collect()
     }
 
     /// Every element outside the window still holds the canary.
@@ -1188,17 +1199,78 @@ fn register_every_shape_exact_f64() {
     register_every_shape::<f64>();
 }
 
+/// The packed path alone (the register and direct paths off): the reference the
+/// other paths' bits are held to.
+fn packed_only() -> Tuning {
+    Tuning {
+        small_path: Some(false),
+        direct_path: Some(false),
+        ..Tuning::default()
+    }
+}
+
+/// The `(alpha, beta)` pairs of the tiny entries' tests: 1 and other values, beta
+/// 0 (C starts as NaN, which must not be read) and alpha 0.
+const ALPHA_BETA: [(f64, f64); 5] = [
+    (1.0, 0.0),
+    (1.25, 0.0),
+    (-0.75, 1.0),
+    (1.0, -0.5),
+    (0.0, 0.5),
+];
+
+/// Every `(m, n, k)` with each side in `sides`.
+fn shapes(sides: std::ops::RangeInclusive<usize>) -> impl Iterator<Item = (usize, usize, usize)> {
+    let (lo, hi) = (*sides.start(), *sides.end());
+    (lo..=hi).flat_map(move |m| (lo..=hi).flat_map(move |n| (lo..=hi).map(move |k| (m, n, k))))
+}
+
+/// Random finite A (`m x k`), B (`k x n`) and the C (`m x n`) a product with
+/// `beta` updates, laid out as `lays`: C full of NaN when `beta` is 0 (reading it
+/// would show).
+fn random_operands<T: Elem>(
+    rng: &mut XorShift,
+    (m, n, k): (usize, usize, usize),
+    lays: (Lay, Lay, Lay),
+    beta: f64,
+) -> [Stored<T>; 3] {
+    let a = Stored::new(lays.0, m, k, |_, _| T::random_finite(rng));
+    let b = Stored::new(lays.1, k, n, |_, _| T::random_finite(rng));
+    let c = Stored::new(lays.2, m, n, |_, _| {
+        if beta == 0.0 {
+            T::from_f64(f64::NAN)
+        } else {
+            T::random_finite(rng)
+        }
+    });
+    [a, b, c]
+}
+
+/// The bits of C's buffer after `C = alpha A B + beta C` on `[a, b, c]` (C copied,
+/// one thread) at `tier`: by `gemm_with_tier` (the tiny entry first) when `tuning`
+/// is `None`, else by `gemm_tuned`; the canaries checked.
+fn product_bits<T: Elem>(
+    tier: Tier,
+    tuning: Option<&Tuning>,
+    (alpha, beta): (T, T),
+    [a, b, c]: &[Stored<T>; 3],
+) -> Vec<u64> {
+    let mut c = c.clone();
+    let (av, bv, cv) = (a.view(), b.view(), c.view_mut());
+    match tuning {
+        None => gemm_with_tier(tier, alpha, av, bv, beta, cv, 1).unwrap(),
+        Some(t) => gemm_tuned(tier, t, alpha, av, bv, beta, cv, 1).unwrap(),
+    }
+    assert!(c.canaries_intact(), "{} {tier}: wrote past C", T::NAME);
+    c.bits()
+}
+
 /// The register path gives the packed path's bits on random data (fused where the
 /// tier fuses, k summed in the same order, `alpha * acc + beta * c` written the
 /// same way), whatever the layouts, whichever form it runs in and whether it copies
 /// B or C through its buffers.
 fn register_same_bits_as_packed<T: Elem>() {
     let mut rng = XorShift(0x7777_1234_4321_7777);
-    let packed = Tuning {
-        small_path: Some(false),
-        direct_path: Some(false),
-        ..Tuning::default()
-    };
     common::each_tier(|tier| {
         for (m, n, k) in [
             (1, 1, 1),
@@ -1218,22 +1290,11 @@ fn register_same_bits_as_packed<T: Elem>() {
                 (Lay::BroadcastCols, Lay::RowsReversed, Lay::Gapped),
             ] {
                 for beta in [0.0, -0.5] {
-                    let a = Stored::<T>::new(lays.0, m, k, |_, _| T::random_finite(&mut rng));
-                    let b = Stored::<T>::new(lays.1, k, n, |_, _| T::random_finite(&mut rng));
-                    let c_in = Stored::<T>::new(lays.2, m, n, |_, _| T::random_finite(&mut rng));
-                    let mut outs = Vec::new();
-                    for tuning in [&Tuning::default(), &packed] {
-                        let mut c = Stored {
-                            buf: c_in.buf.clone(),
-                            ..c_in
-                        };
-                        let (al, be) = (T::from_f64(1.25), T::from_f64(beta));
-                        gemm_tuned(tier, tuning, al, a.view(), b.view(), be, c.view_mut(), 1)
-                            .unwrap();
-                        outs.push(c.buf.iter().map(|x| x.bits()).collect::<Vec<_>>());
-                    }
+                    let ops = random_operands::<T>(&mut rng, (m, n, k), lays, beta);
+                    let ab = (T::from_f64(1.25), T::from_f64(beta));
                     assert!(
-                        outs[0] == outs[1],
+                        product_bits(tier, Some(&Tuning::default()), ab, &ops)
+                            == product_bits(tier, Some(&packed_only()), ab, &ops),
                         "{} {m}x{n}x{k} {lays:?} beta {beta}",
                         T::NAME
                     );
@@ -1259,11 +1320,6 @@ fn register_same_bits_as_packed_f64() {
 /// contiguous, transposed, strided and broadcast views.
 fn tiny_same_bits_as_general<T: Elem>() {
     let mut rng = XorShift(0x5151_2468_8642_1515);
-    let packed = Tuning {
-        small_path: Some(false),
-        direct_path: Some(false),
-        ..Tuning::default()
-    };
     // The direct path where the layouts allow it, else the packed one.
     let direct = Tuning {
         direct_path: Some(true),
@@ -1271,9 +1327,7 @@ fn tiny_same_bits_as_general<T: Elem>() {
         ..Tuning::default()
     };
     common::each_tier(|tier| {
-        for (m, n, k) in
-            (1..=9).flat_map(|m| (1..=9).flat_map(move |n| (1..=9).map(move |k| (m, n, k))))
-        {
+        for (m, n, k) in shapes(1..=9) {
             for lays in [
                 (Lay::Row, Lay::Row, Lay::Row),
                 (Lay::Col, Lay::Col, Lay::Col),
@@ -1281,40 +1335,13 @@ fn tiny_same_bits_as_general<T: Elem>() {
                 (Lay::Gapped, Lay::Reversed, Lay::Mixed),
                 (Lay::BroadcastCols, Lay::RowsReversed, Lay::Col),
             ] {
-                for (alpha, beta) in [
-                    (1.0, 0.0),
-                    (1.25, 0.0),
-                    (-0.75, 1.0),
-                    (1.0, -0.5),
-                    (0.0, 0.5),
-                ] {
-                    let a = Stored::<T>::new(lays.0, m, k, |_, _| T::random_finite(&mut rng));
-                    let b = Stored::<T>::new(lays.1, k, n, |_, _| T::random_finite(&mut rng));
-                    let c_in = Stored::<T>::new(lays.2, m, n, |_, _| {
-                        if beta == 0.0 {
-                            T::from_f64(f64::NAN)
-                        } else {
-                            T::random_finite(&mut rng)
-                        }
-                    });
-                    let (al, be) = (T::from_f64(alpha), T::from_f64(beta));
-                    let run = |tuning: Option<&Tuning>| {
-                        let mut c = Stored {
-                            buf: c_in.buf.clone(),
-                            ..c_in
-                        };
-                        let (av, bv, cv) = (a.view(), b.view(), c.view_mut());
-                        match tuning {
-                            None => gemm_with_tier(tier, al, av, bv, be, cv, 1).unwrap(),
-                            Some(t) => gemm_tuned(tier, t, al, av, bv, be, cv, 1).unwrap(),
-                        }
-                        assert!(c.canaries_intact(), "{} {m}x{n}x{k} {lays:?}", T::NAME);
-                        c.buf.iter().map(|x| x.bits()).collect::<Vec<_>>()
-                    };
-                    let tiny = run(None);
-                    for general in [&packed, &direct] {
+                for (alpha, beta) in ALPHA_BETA {
+                    let ops = random_operands::<T>(&mut rng, (m, n, k), lays, beta);
+                    let ab = (T::from_f64(alpha), T::from_f64(beta));
+                    let tiny = product_bits(tier, None, ab, &ops);
+                    for general in [&packed_only(), &direct] {
                         assert!(
-                            tiny == run(Some(general)),
+                            tiny == product_bits(tier, Some(general), ab, &ops),
                             "{tier:?} {} {m}x{n}x{k} {lays:?} alpha {alpha} beta {beta}",
                             T::NAME
                         );
@@ -1341,56 +1368,32 @@ fn tiny_same_bits_as_general_f64() {
 /// declines (C untouched) a side of 0 or 9, alpha 0 and slices of other lengths.
 fn tiny_rows_same_bits_as_packed<T: Elem>() {
     let mut rng = XorShift(0x7155_0202_9e37_79b9);
-    let packed = Tuning {
-        small_path: Some(false),
-        direct_path: Some(false),
-        ..Tuning::default()
-    };
     let tier = ndsimd_kernels::active_tier();
-    for (m, n, k) in
-        (0..=9).flat_map(|m| (0..=9).flat_map(move |n| (0..=9).map(move |k| (m, n, k))))
-    {
-        for (alpha, beta) in [
-            (1.0, 0.0),
-            (1.25, 0.0),
-            (-0.75, 1.0),
-            (1.0, -0.5),
-            (0.0, 0.5),
-        ] {
-            let a: Vec<T> = (0..m * k).map(|_| T::random_finite(&mut rng)).collect();
-            let b: Vec<T> = (0..k * n).map(|_| T::random_finite(&mut rng)).collect();
-            let c_in: Vec<T> = (0..m * n)
-                .map(|_| {
-                    if beta == 0.0 {
-                        T::from_f64(f64::NAN)
-                    } else {
-                        T::random_finite(&mut rng)
-                    }
-                })
-                .collect();
-            let (al, be) = (T::from_f64(alpha), T::from_f64(beta));
-            let mut c = c_in.clone();
-            let took = gemm_tiny_rows(al, &a, &b, be, &mut c, (m, k, n));
+    let row = (Lay::Row, Lay::Row, Lay::Row);
+    for (m, n, k) in shapes(0..=9) {
+        for (alpha, beta) in ALPHA_BETA {
+            let mut ops = random_operands::<T>(&mut rng, (m, n, k), row, beta);
+            let ab = (T::from_f64(alpha), T::from_f64(beta));
+            let [mut a, mut b, mut c] = ops.clone();
+            let (a, b) = (a.rows_slice(), b.rows_slice());
+            let took = gemm_tiny_rows(ab.0, a, b, ab.1, c.rows_slice(), (m, k, n));
             let fits = (1..=8).contains(&m) && (1..=8).contains(&n) && (1..=8).contains(&k);
             let what = format!("{tier:?} {} {m}x{n}x{k} alpha {alpha} beta {beta}", T::NAME);
             assert_eq!(took, fits && alpha != 0.0, "{what}");
-            let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
             if !took {
-                assert_eq!(bits(&c), bits(&c_in), "{what}: declined, C untouched");
+                assert_eq!(c.bits(), ops[2].bits(), "{what}: declined, C untouched");
                 continue;
             }
-            let mut want = c_in.clone();
-            let (av, bv) = (
-                MatRef::new(&a, 0, m, k, k as isize, 1).unwrap(),
-                MatRef::new(&b, 0, k, n, n as isize, 1).unwrap(),
+            assert_eq!(
+                c.bits(),
+                product_bits(tier, Some(&packed_only()), ab, &ops),
+                "{what}"
             );
-            let cv = MatMut::new(&mut want, 0, m, n, n as isize, 1).unwrap();
-            gemm_tuned(tier, &packed, al, av, bv, be, cv, 1).unwrap();
-            assert_eq!(bits(&c), bits(&want), "{what}");
             if m * k > 1 {
                 let short = &a[..m * k - 1];
+                let c = ops[2].rows_slice();
                 assert!(
-                    !gemm_tiny_rows(al, short, &b, be, &mut c, (m, k, n)),
+                    !gemm_tiny_rows(ab.0, short, b, ab.1, c, (m, k, n)),
                     "{what}"
                 );
             }
