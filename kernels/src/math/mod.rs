@@ -582,52 +582,52 @@ trait ExpTable<V: FloatVector> {
     unsafe fn expm1(r: V) -> V;
 }
 
-/// The 32-entry `f64` table, read by gathers.
-struct ExpF64;
+/// `$name`: the 32-entry tables of element `$t`, read by gathers (an entry's bits
+/// plus `k << $sh`, the mantissa's bits less 5, are `2^(k/32)`'s), and `expm1(r)`
+/// by Horner's rule; the other items as [`ExpTable`] names them.
+macro_rules! exp_table32 {
+    ($name:ident: $t:ty, bits $int:ident << $sh:literal, lim $lim:expr, shift $shift:ident,
+     ln2 $ln2:ident, n_ln2 $n_ln2:ident, ln2_n $ln2_n:expr,
+     table $scale:ident $tail:ident, poly $poly:ident) => {
+        #[doc = concat!("The 32-entry `", stringify!($t), "` table, read by gathers.")]
+        struct $name;
 
-impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for ExpF64 {
-    const N: f64 = 32.0;
-    const N_LN2: f64 = EXP_F64_N_LN2;
-    const LN2_N: [f64; 2] = [EXP_F64_LN2_N_HI, EXP_F64_LN2_N_LO];
-    const LN2: f64 = EXP2_F64_LN2;
-    const SHIFT: f64 = SHIFT_F64;
-    const LIM: [f64; 2] = [700.0, 1000.0];
-    const ABS: i64 = i64::MAX;
-    #[inline(always)]
-    unsafe fn scale(ki: V::Int) -> (V, V) {
-        // SAFETY: the caller's contract; the tables have 32 entries.
-        unsafe { gather32::<V, 47>(ki, EXP_F64_SCALE.as_ptr().cast(), &EXP_F64_TAIL) }
-    }
-    #[inline(always)]
-    unsafe fn expm1(r: V) -> V {
-        // SAFETY: the caller's contract.
-        unsafe { V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r) }
-    }
+        impl<V: FloatVector<T = $t, Int: IntVector<T = $int>>> ExpTable<V> for $name {
+            const N: $t = 32.0;
+            const N_LN2: $t = $n_ln2;
+            const LN2_N: [$t; 2] = $ln2_n;
+            const LN2: $t = $ln2;
+            const SHIFT: $t = $shift;
+            const LIM: [$t; 2] = $lim;
+            const ABS: $int = <$int>::MAX;
+            #[inline(always)]
+            unsafe fn scale(ki: V::Int) -> (V, V) {
+                // SAFETY: the caller's contract; the gathers' indices are `& 31`,
+                // inside the 32-entry tables.
+                unsafe {
+                    let j = V::Int::and(ki, V::Int::splat(31));
+                    let s = V::to_bits(V::table32($scale.as_ptr().cast(), j));
+                    let s = V::from_bits(V::Int::add(s, V::Int::shl::<$sh>(ki)));
+                    (s, V::table32($tail.as_ptr(), j))
+                }
+            }
+            #[inline(always)]
+            unsafe fn expm1(r: V) -> V {
+                // SAFETY: the caller's contract.
+                unsafe { V::madd(V::mul(r, r), horner_v(&$poly, r), r) }
+            }
+        }
+    };
 }
 
-/// [`ExpTable::scale`] from 32-entry tables by gathers: `scale` holds the bits of
-/// `2^(j/32)` less `j << SH`, `SH` the element's mantissa bits less 5.
-///
-/// # Safety
-/// The CPU has `V`'s ISA features; `scale` points to 32 elements.
-#[inline(always)]
-unsafe fn gather32<V: FloatVector, const SH: u32>(
-    ki: V::Int,
-    scale: *const V::T,
-    tail: &[V::T; 32],
-) -> (V, V)
-where
-    <V::Int as Vector>::T: From<u8>,
-{
-    // SAFETY: the caller's contract; the gathers' indices are `& 31`, inside the
-    // tables.
-    unsafe {
-        let j = V::Int::and(ki, V::Int::splat(31.into()));
-        let s = V::to_bits(V::table32(scale, j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<SH>(ki)));
-        (s, V::table32(tail.as_ptr(), j))
-    }
-}
+#[rustfmt::skip]
+exp_table32!(ExpF64: f64, bits i64 << 47, lim [700.0, 1000.0], shift SHIFT_F64,
+    ln2 EXP2_F64_LN2, n_ln2 EXP_F64_N_LN2, ln2_n [EXP_F64_LN2_N_HI, EXP_F64_LN2_N_LO],
+    table EXP_F64_SCALE EXP_F64_TAIL, poly EXP_F64_POLY);
+#[rustfmt::skip]
+exp_table32!(ExpF32: f32, bits i32 << 18, lim [80.0, 120.0], shift SHIFT_F32,
+    ln2 EXP2_F32_LN2, n_ln2 EXP_F32_N_LN2, ln2_n [EXP_F32_LN2_N_HI, EXP_F32_LN2_N_LO],
+    table EXP_F32_SCALE EXP_F32_TAIL, poly EXP_F32_POLY);
 
 /// The 16-entry `f64` table where two vectors hold it (AVX-512): each read is one
 /// two-register permute ([`FloatVector::lookup2`]), and `|r| <= ln2/32` takes a
@@ -662,29 +662,6 @@ impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 
             let p = estrin_v(&EXP16_F64_POLY, &[r, r2, V::mul(r2, r2)]);
             V::madd(r2, p, r)
         }
-    }
-}
-
-/// The 32-entry `f32` table, read by gathers.
-struct ExpF32;
-
-impl<V: FloatVector<T = f32, Int: IntVector<T = i32>>> ExpTable<V> for ExpF32 {
-    const N: f32 = 32.0;
-    const N_LN2: f32 = EXP_F32_N_LN2;
-    const LN2_N: [f32; 2] = [EXP_F32_LN2_N_HI, EXP_F32_LN2_N_LO];
-    const LN2: f32 = EXP2_F32_LN2;
-    const SHIFT: f32 = SHIFT_F32;
-    const LIM: [f32; 2] = [80.0, 120.0];
-    const ABS: i32 = i32::MAX;
-    #[inline(always)]
-    unsafe fn scale(ki: V::Int) -> (V, V) {
-        // SAFETY: the caller's contract; the tables have 32 entries.
-        unsafe { gather32::<V, 18>(ki, EXP_F32_SCALE.as_ptr().cast(), &EXP_F32_TAIL) }
-    }
-    #[inline(always)]
-    unsafe fn expm1(r: V) -> V {
-        // SAFETY: the caller's contract.
-        unsafe { V::madd(V::mul(r, r), horner_v(&EXP_F32_POLY, r), r) }
     }
 }
 
