@@ -553,7 +553,8 @@ unsafe fn scale_v<V: FloatVector>(h: V, l: V, c_hi: V::T, c_lo: V::T) -> V {
 
 /// What the vector exp kernels differ in: the element type, the table of
 /// `2^(j/N)` (the module doc's, with `N` entries) and how it is read, and
-/// `expm1(r)`'s polynomial. [`exp_v`] has the steps they share.
+/// `expm1(r)`'s polynomial. [`exp_v`] has the steps they share (and
+/// `expm1::expm1_core_v`, exp's reduction kept in two parts).
 trait ExpTable<V: FloatVector> {
     /// `N`.
     const N: V::T;
