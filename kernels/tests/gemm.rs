@@ -16,6 +16,21 @@ use ndsimd_kernels::gemm::{
 };
 use ndsimd_kernels::{available_tiers, pool, Tier};
 
+/// `#[test]` functions `$f32` and `$f64` running `$body` on that element type.
+macro_rules! per_float {
+    ($body:ident: $f32:ident, $f64:ident) => {
+        #[test]
+        fn $f32() {
+            $body::<f32>();
+        }
+
+        #[test]
+        fn $f64() {
+            $body::<f64>();
+        }
+    };
+}
+
 trait Elem: TestFloat + GemmElement {}
 impl<T: TestFloat + GemmElement> Elem for T {}
 
@@ -336,15 +351,7 @@ fn every_small_shape<T: Elem>() {
     });
 }
 
-#[test]
-fn every_small_shape_exact_f32() {
-    every_small_shape::<f32>();
-}
-
-#[test]
-fn every_small_shape_exact_f64() {
-    every_small_shape::<f64>();
-}
+per_float!(every_small_shape: every_small_shape_exact_f32, every_small_shape_exact_f64);
 
 fn every_k<T: Elem>() {
     let (mr, nr) = max_tile::<T>();
@@ -400,15 +407,7 @@ fn every_k<T: Elem>() {
     });
 }
 
-#[test]
-fn every_k_exact_f32() {
-    every_k::<f32>();
-}
-
-#[test]
-fn every_k_exact_f64() {
-    every_k::<f64>();
-}
+per_float!(every_k: every_k_exact_f32, every_k_exact_f64);
 
 fn alpha_beta_and_layouts<T: Elem>() {
     let mut rng = XorShift(0xdead_beef_cafe_f00d);
@@ -442,15 +441,7 @@ fn alpha_beta_and_layouts<T: Elem>() {
     });
 }
 
-#[test]
-fn alpha_beta_and_layouts_f32() {
-    alpha_beta_and_layouts::<f32>();
-}
-
-#[test]
-fn alpha_beta_and_layouts_f64() {
-    alpha_beta_and_layouts::<f64>();
-}
+per_float!(alpha_beta_and_layouts: alpha_beta_and_layouts_f32, alpha_beta_and_layouts_f64);
 
 /// The direct path forced on.
 fn direct_on() -> Tuning {
@@ -524,15 +515,7 @@ fn direct_every_shape<T: Elem>() {
     });
 }
 
-#[test]
-fn direct_every_shape_exact_f32() {
-    direct_every_shape::<f32>();
-}
-
-#[test]
-fn direct_every_shape_exact_f64() {
-    direct_every_shape::<f64>();
-}
+per_float!(direct_every_shape: direct_every_shape_exact_f32, direct_every_shape_exact_f64);
 
 /// The direct path forced on, every alpha/beta pair on the layouts it takes, and every
 /// layout triple (those it cannot take fall back to the other paths, still exact).
@@ -576,15 +559,10 @@ fn direct_alpha_beta_and_layouts<T: Elem>() {
     });
 }
 
-#[test]
-fn direct_alpha_beta_and_layouts_f32() {
-    direct_alpha_beta_and_layouts::<f32>();
-}
-
-#[test]
-fn direct_alpha_beta_and_layouts_f64() {
-    direct_alpha_beta_and_layouts::<f64>();
-}
+per_float!(
+    direct_alpha_beta_and_layouts: direct_alpha_beta_and_layouts_f32,
+    direct_alpha_beta_and_layouts_f64
+);
 
 /// The depth of the k-blocks the library sums in, as its documentation states it:
 /// KC (at most k), except that a last block shorter than a quarter of KC is spread
@@ -739,25 +717,9 @@ fn default_path_layout_free<T: Elem>() {
     });
 }
 
-#[test]
-fn default_path_layout_free_f32() {
-    default_path_layout_free::<f32>();
-}
+per_float!(default_path_layout_free: default_path_layout_free_f32, default_path_layout_free_f64);
 
-#[test]
-fn default_path_layout_free_f64() {
-    default_path_layout_free::<f64>();
-}
-
-#[test]
-fn direct_random_bits_f32() {
-    direct_random_bits::<f32>();
-}
-
-#[test]
-fn direct_random_bits_f64() {
-    direct_random_bits::<f64>();
-}
+per_float!(direct_random_bits: direct_random_bits_f32, direct_random_bits_f64);
 
 /// `alpha == 0` or `k == 0`: A and B are not read (NaNs there do not leak), and
 /// `C = beta * C`.
@@ -861,15 +823,7 @@ fn random_within_bound<T: Elem>() {
     });
 }
 
-#[test]
-fn random_within_bound_f32() {
-    random_within_bound::<f32>();
-}
-
-#[test]
-fn random_within_bound_f64() {
-    random_within_bound::<f64>();
-}
+per_float!(random_within_bound: random_within_bound_f32, random_within_bound_f64);
 
 /// The k-summation order of an element never depends on the split: 1, 2 and 3
 /// threads give the same bits, whichever way the work is split (by rows for tall
@@ -941,15 +895,7 @@ impl<T: Elem> RandomFinite for T {
     }
 }
 
-#[test]
-fn threads_bit_identical_f32() {
-    threads_bit_identical::<f32>();
-}
-
-#[test]
-fn threads_bit_identical_f64() {
-    threads_bit_identical::<f64>();
-}
+per_float!(threads_bit_identical: threads_bit_identical_f32, threads_bit_identical_f64);
 
 /// The public entry point on the active tier, serial and on the pool.
 #[test]
@@ -1144,15 +1090,7 @@ mod fence {
         });
     }
 
-    #[test]
-    fn fenced_f32() {
-        fenced::<f32>();
-    }
-
-    #[test]
-    fn fenced_f64() {
-        fenced::<f64>();
-    }
+    per_float!(fenced: fenced_f32, fenced_f64);
 }
 
 /// The register path (every side at most 32, any strides): every shape 1..=33 in m,
@@ -1189,15 +1127,7 @@ fn register_every_shape<T: Elem>() {
     });
 }
 
-#[test]
-fn register_every_shape_exact_f32() {
-    register_every_shape::<f32>();
-}
-
-#[test]
-fn register_every_shape_exact_f64() {
-    register_every_shape::<f64>();
-}
+per_float!(register_every_shape: register_every_shape_exact_f32, register_every_shape_exact_f64);
 
 /// The packed path alone (the register and direct paths off): the reference the
 /// other paths' bits are held to.
@@ -1304,15 +1234,10 @@ fn register_same_bits_as_packed<T: Elem>() {
     });
 }
 
-#[test]
-fn register_same_bits_as_packed_f32() {
-    register_same_bits_as_packed::<f32>();
-}
-
-#[test]
-fn register_same_bits_as_packed_f64() {
-    register_same_bits_as_packed::<f64>();
-}
+per_float!(
+    register_same_bits_as_packed: register_same_bits_as_packed_f32,
+    register_same_bits_as_packed_f64
+);
 
 /// The tiny entry (`gemm_with_tier` on every side at most 8) gives the packed and
 /// direct paths' bits on random data at every tier: every m, n, k in 1..=9 (9 takes
@@ -1352,15 +1277,7 @@ fn tiny_same_bits_as_general<T: Elem>() {
     });
 }
 
-#[test]
-fn tiny_same_bits_as_general_f32() {
-    tiny_same_bits_as_general::<f32>();
-}
-
-#[test]
-fn tiny_same_bits_as_general_f64() {
-    tiny_same_bits_as_general::<f64>();
-}
+per_float!(tiny_same_bits_as_general: tiny_same_bits_as_general_f32, tiny_same_bits_as_general_f64);
 
 /// The slice entry (`gemm_tiny_rows`, the active tier's fixed-width kernels; run
 /// under each `NDSIMD_TIER`) gives the packed path's bits for every m, n, k in
@@ -1401,12 +1318,7 @@ fn tiny_rows_same_bits_as_packed<T: Elem>() {
     }
 }
 
-#[test]
-fn tiny_rows_same_bits_as_packed_f32() {
-    tiny_rows_same_bits_as_packed::<f32>();
-}
-
-#[test]
-fn tiny_rows_same_bits_as_packed_f64() {
-    tiny_rows_same_bits_as_packed::<f64>();
-}
+per_float!(
+    tiny_rows_same_bits_as_packed: tiny_rows_same_bits_as_packed_f32,
+    tiny_rows_same_bits_as_packed_f64
+);
