@@ -3,9 +3,12 @@
 //! header spellings NumPy accepts or refuses (the table in
 //! `tests/data/npy_headers.tsv`, whose verdicts are NumPy's).
 
+mod common;
+
+use common::TempDir;
 use ndsimd::{npy, Array};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -59,32 +62,6 @@ fn isolated(name: &str, secs: u64, body: impl FnOnce()) {
     );
 }
 
-/// A fresh directory for one test's files, removed when dropped (a failing test
-/// too).
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("ndsimd-npy-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn expect_err<T>(r: io::Result<T>, kind: io::ErrorKind, needle: &str) -> io::Error {
     let Err(e) = r else {
         panic!("expected an error containing {needle:?}")
@@ -112,8 +89,8 @@ fn header(descr: &str, shape: &str) -> String {
 /// are opened.
 #[test]
 fn files_that_are_not_regular_are_refused() {
-    let dir = Scratch::new("fifo");
-    let fifo = dir.join("fifo.npy");
+    let dir = TempDir::new("npy", "fifo");
+    let fifo = dir.0.join("fifo.npy");
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success(), "mkfifo failed");
     isolated("files_that_are_not_regular_are_refused", 20, || {
@@ -135,14 +112,9 @@ fn files_that_are_not_regular_are_refused() {
 /// allocated or read: a 200-byte file promising 2^40 elements is an error at once.
 #[test]
 fn a_header_is_checked_against_the_file_length() {
-    let dir = Scratch::new("length");
-    let write = |name: &str, bytes: &[u8]| {
-        let p = dir.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p
-    };
+    let dir = TempDir::new("npy", "length");
     let lying = npy_file(&header("'<f8'", "(1099511627776,)"), &[0u8; 121]);
-    let p = write("lying.npy", &lying);
+    let p = dir.file("lying.npy", &lying);
     assert_eq!(std::fs::metadata(&p).unwrap().len(), 200);
     let needle = "truncated .npy file: shape [1099511627776] of '<f8' needs 8796093022208 \
                   data bytes but the file has 121";
@@ -156,13 +128,13 @@ fn a_header_is_checked_against_the_file_length() {
     // A truncated body, and bytes after the array (NumPy's np.load ignores them;
     // ndsimd refuses a file that is not one whole array).
     let h = header("'<f8'", "(4,)");
-    let p = write("short.npy", &npy_file(&h, &[0u8; 24]));
+    let p = dir.file("short.npy", &npy_file(&h, &[0u8; 24]));
     expect_err(
         npy::read::<f64>(&p),
         io::ErrorKind::InvalidData,
         "truncated .npy file: shape [4] of '<f8' needs 32 data bytes but the file has 24",
     );
-    let p = write("long.npy", &npy_file(&h, &[0u8; 40]));
+    let p = dir.file("long.npy", &npy_file(&h, &[0u8; 40]));
     expect_err(
         npy::read::<f64>(&p),
         io::ErrorKind::InvalidData,
@@ -171,14 +143,14 @@ fn a_header_is_checked_against_the_file_length() {
     // A header length past the end of the file.
     let mut cut = npy_file(&h, &[0u8; 32]);
     cut.truncate(30);
-    let p = write("cut.npy", &cut);
+    let p = dir.file("cut.npy", &cut);
     expect_err(
         npy::read::<f64>(&p),
         io::ErrorKind::InvalidData,
         "truncated .npy file: the header is 57 bytes long but only 20 bytes follow",
     );
     for n in [0, 5, 9] {
-        let p = write("tiny.npy", &cut[..n]);
+        let p = dir.file("tiny.npy", &cut[..n]);
         expect_err(
             npy::read::<f64>(&p),
             io::ErrorKind::InvalidData,
@@ -198,8 +170,8 @@ fn a_huge_consistent_file_is_an_allocation_error() {
         eprintln!("vm.overcommit_memory = 1: an 8 TiB allocation is granted; skipped");
         return;
     }
-    let dir = Scratch::new("sparse");
-    let p = dir.join("sparse.npy");
+    let dir = TempDir::new("npy", "sparse");
+    let p = dir.0.join("sparse.npy");
     let head = npy_file(&header("'<f8'", "(1099511627776,)"), &[]);
     let mut f = std::fs::File::create(&p).unwrap();
     f.write_all(&head).unwrap();
@@ -222,12 +194,12 @@ fn a_huge_consistent_file_is_an_allocation_error() {
 /// Fortran order, read as `from_bytes` reads them; a symlink to a file is read.
 #[test]
 fn chunked_reads_match_from_bytes() {
-    let dir = Scratch::new("chunks");
+    let dir = TempDir::new("npy", "chunks");
     let a = Array::<f64>::arange(0.0, 100_003.0, 1.0).unwrap();
-    let p = dir.join("a.npy");
+    let p = dir.0.join("a.npy");
     npy::write(&p, &a.view()).unwrap();
     assert_eq!(npy::read::<f64>(&p).unwrap(), a);
-    let link = dir.join("link.npy");
+    let link = dir.0.join("link.npy");
     std::os::unix::fs::symlink(&p, &link).unwrap();
     assert_eq!(npy::read::<f64>(&link).unwrap(), a);
 
@@ -241,8 +213,7 @@ fn chunked_reads_match_from_bytes() {
     }
     let h = "{'descr': '>f4', 'fortran_order': True, 'shape': (3, 50001), }";
     let bytes = npy_file(h, &data);
-    let p = dir.join("be.npy");
-    std::fs::write(&p, &bytes).unwrap();
+    let p = dir.file("be.npy", &bytes);
     let r = npy::read::<f32>(&p).unwrap();
     assert_eq!(r.shape(), &[rows, cols]);
     assert!(r.iter().enumerate().all(|(k, &x)| x == k as f32));

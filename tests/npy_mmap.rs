@@ -3,6 +3,9 @@
 //! NumPy in tests/dtypes.rs and tests/numpy_fixtures.rs) and for pointing into the
 //! mapping at each element's exact byte offset; and the files it must refuse.
 
+mod common;
+
+use common::TempDir;
 use ndsimd::npy::{self, NpyElement};
 use ndsimd::{Array, DType};
 use std::io::{self, Write};
@@ -12,30 +15,6 @@ fn data(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(sub)
-}
-
-/// A fresh directory for one test's files, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("ndsimd-mmap-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The C-order multi-index of flat position `k` in `shape`.
@@ -194,45 +173,45 @@ fn expect_err<T>(r: io::Result<T>, needle: &str) {
 
 #[test]
 fn hostile_files_are_errors() {
-    let dir = Scratch::new("hostile");
+    let dir = TempDir::new("mmap", "hostile");
     let h = "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }";
     // A header promising 2^40 elements in a 200-byte file: an error, not a view
     // past the end of the mapping.
     let lying = "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }";
-    let p = dir.write("lying.npy", &npy_file(lying, &[0u8; 121]));
+    let p = dir.file("lying.npy", &npy_file(lying, &[0u8; 121]));
     expect_err(
         npy::mmap::<f64>(&p),
         "needs 8796093022208 data bytes but the file has 121",
     );
-    let p = dir.write("short.npy", &npy_file(h, &[0u8; 24]));
+    let p = dir.file("short.npy", &npy_file(h, &[0u8; 24]));
     expect_err(
         npy::mmap::<f64>(&p),
         "truncated .npy file: shape [4] of '<f8' needs 32",
     );
-    let p = dir.write("long.npy", &npy_file(h, &[0u8; 40]));
+    let p = dir.file("long.npy", &npy_file(h, &[0u8; 40]));
     expect_err(
         npy::mmap::<f64>(&p),
         "bad .npy file: shape [4] of '<f8' needs 32",
     );
     let mut cut = npy_file(h, &[0u8; 32]);
     cut.truncate(30);
-    let p = dir.write("cut.npy", &cut);
+    let p = dir.file("cut.npy", &cut);
     expect_err(
         npy::mmap::<f64>(&p),
         "the header is 57 bytes long but only 20 bytes follow",
     );
     for n in [0, 5, 9] {
-        let p = dir.write("tiny.npy", &cut[..n]);
+        let p = dir.file("tiny.npy", &cut[..n]);
         expect_err(npy::mmap::<f64>(&p), ".npy file");
     }
-    let p = dir.write("magic.npy", b"\x93NUMPX\x01\x00\x00\x00");
+    let p = dir.file("magic.npy", b"\x93NUMPX\x01\x00\x00\x00");
     expect_err(npy::mmap::<f64>(&p), "does not start with the magic string");
-    let p = dir.write(
+    let p = dir.file(
         "dict.npy",
         &npy_file("{'descr': '<f8', 'shape': [4]}", &[0u8; 32]),
     );
     expect_err(npy::mmap::<f64>(&p), "bad .npy header");
-    let p = dir.write("dtype.npy", &npy_file(h, &[0u8; 32]));
+    let p = dir.file("dtype.npy", &npy_file(h, &[0u8; 32]));
     expect_err(
         npy::mmap::<i64>(&p),
         "dtype mismatch: the file holds '<f8' (float64)",
@@ -248,7 +227,7 @@ fn hostile_files_are_errors() {
     for x in [1.5f64, -2.0, 3.25, 0.0] {
         bytes.extend_from_slice(&x.to_le_bytes());
     }
-    let p = dir.write("odd.npy", &bytes);
+    let p = dir.file("odd.npy", &bytes);
     expect_err(
         npy::mmap::<f64>(&p),
         "it starts at byte 68 of the file, not a multiple of 8 (float64's alignment); read it with npy::read",
@@ -259,11 +238,11 @@ fn hostile_files_are_errors() {
     );
     // One-byte elements have no alignment to miss.
     let u8s = "{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }  ";
-    let p = dir.write("odd_u8.npy", &npy_file(u8s, &[9, 8, 7]));
+    let p = dir.file("odd_u8.npy", &npy_file(u8s, &[9, 8, 7]));
     assert_eq!(npy::mmap::<u8>(&p).unwrap().view().to_vec(), vec![9, 8, 7]);
     // A bool byte past 1 anywhere is named.
     let b = "{'descr': '|b1', 'fortran_order': True, 'shape': (2, 2), }";
-    let p = dir.write("bools.npy", &npy_file(b, &[1, 0, 1, 255]));
+    let p = dir.file("bools.npy", &npy_file(b, &[1, 0, 1, 255]));
     expect_err(
         npy::mmap::<bool>(&p),
         "element 3 (flat, in file order) is the byte 255",
@@ -276,7 +255,7 @@ fn hostile_files_are_errors() {
 
 #[test]
 fn empty_arrays_and_written_arrays_map() {
-    let dir = Scratch::new("empty");
+    let dir = TempDir::new("mmap", "empty");
     for shape in [&[0usize][..], &[3, 0], &[]] {
         let a = Array::<i32>::zeros(shape);
         let p = dir.0.join("e.npy");
@@ -299,7 +278,7 @@ fn empty_arrays_and_written_arrays_map() {
 /// and one read from the middle finds the zero the hole holds.
 #[test]
 fn a_sparse_gibibyte_maps() {
-    let dir = Scratch::new("sparse");
+    let dir = TempDir::new("mmap", "sparse");
     let n = (1usize << 30) / 8;
     let h = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({n},), }}");
     let mut head = npy_file(&h, &[]);

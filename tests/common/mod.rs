@@ -146,7 +146,7 @@ impl<T: DType> Layout<T> {
 }
 
 /// A fresh directory under the system temp dir (`ndsimd-{suite}-test-{pid}-{name}-{n}`),
-/// removed on drop.
+/// removed on drop (a failing test's too).
 pub struct TempDir(pub std::path::PathBuf);
 
 impl TempDir {
@@ -158,6 +158,8 @@ impl TempDir {
             std::process::id(),
             N.fetch_add(1, Ordering::Relaxed)
         ));
+        // Left over from an earlier process of this pid: start empty.
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
     }

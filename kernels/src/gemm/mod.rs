@@ -260,22 +260,49 @@ pub fn gemm_tiny_rows<T: GemmElement>(
     c: &mut [T],
     (m, k, n): (usize, usize, usize),
 ) -> bool {
-    // `x - 1 < TINY_SIDE`: `1..=TINY_SIDE` in one comparison.
-    let fits = |x: usize| x.wrapping_sub(1) < small::TINY_SIDE;
-    if !(fits(m) && fits(n) && fits(k))
-        || (a.len(), b.len(), c.len()) != (m * k, k * n, m * n)
-        || alpha == T::ZERO
-    {
+    // The gate first: it bounds the sides, so the products cannot overflow.
+    if !tiny_fits(alpha, (m, k, n)) || (a.len(), b.len(), c.len()) != (m * k, k * n, m * n) {
         return false;
     }
-    let kern = T::active();
-    // SAFETY: each side in `1..=TINY_SIDE`; the slices hold exactly the row-major
-    // operands, C borrowed mutably (so it shares nothing with A or B); `kern`
-    // exists only when the CPU has its tier.
+    // SAFETY: the shape fits; the slices hold exactly the row-major operands, C
+    // borrowed mutably (so it shares nothing with A or B).
     unsafe {
-        (kern.tiny_rows[m - 1][n - 1])(k, a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), alpha, beta)
+        tiny_rows(
+            T::active(),
+            (m, k, n),
+            (a.as_ptr(), b.as_ptr(), c.as_mut_ptr()),
+            alpha,
+            beta,
+        )
     };
     true
+}
+
+/// Whether an `m x k` by `k x n` product takes the tiny path: each side in
+/// `1..=small::TINY_SIDE` and `alpha != 0` (the one check of both tiny entries).
+#[inline(always)]
+fn tiny_fits<T: GemmElement>(alpha: T, (m, k, n): (usize, usize, usize)) -> bool {
+    // `x - 1 < TINY_SIDE`: `1..=TINY_SIDE` in one comparison.
+    let fits = |x: usize| x.wrapping_sub(1) < small::TINY_SIDE;
+    fits(m) && fits(n) && fits(k) && alpha != T::ZERO
+}
+
+/// `kern`'s fixed-width kernel on contiguous row-major operands.
+///
+/// # Safety
+/// [`tiny_fits`] holds for `(m, k, n)`; `a`, `b` and `c` point to the `m * k`,
+/// `k * n` and `m * n` contiguous elements of A, B and C, C's shared with neither;
+/// `kern` is a tier's kernel set (there is one only when the CPU has the tier).
+#[inline(always)]
+unsafe fn tiny_rows<T: GemmElement>(
+    kern: &'static Kernel<T>,
+    (m, k, n): (usize, usize, usize),
+    (a, b, c): (*const T, *const T, *mut T),
+    alpha: T,
+    beta: T,
+) {
+    // SAFETY: the caller's contract (each side in `1..=TINY_SIDE` indexes the table).
+    unsafe { (kern.tiny_rows[m - 1][n - 1])(k, a, b, c, alpha, beta) }
 }
 
 /// The tiny entry: a product of at most `small::TINY_SIDE` on every side (and
@@ -293,11 +320,7 @@ fn tiny<T: GemmElement>(
     c: &mut MatMut<'_, T>,
 ) -> bool {
     let (m, n, k) = (a.rows, b.cols, a.cols);
-    // `x - 1 < TINY_SIDE`: `1..=TINY_SIDE` in one comparison.
-    let fits = |x: usize| x.wrapping_sub(1) < small::TINY_SIDE;
-    if !(fits(m) && fits(n) && fits(k) && b.rows == k && c.rows == m && c.cols == n)
-        || alpha == T::ZERO
-    {
+    if !(tiny_fits(alpha, (m, k, n)) && b.rows == k && c.rows == m && c.cols == n) {
         return false;
     }
     let (ra, rb, rc) = (a.raw(), b.raw(), c.raw());
@@ -306,7 +329,7 @@ fn tiny<T: GemmElement>(
     if (ra.rs, ra.cs, rb.rs, rb.cs, rc.rs, rc.cs) == (ki, 1, ni, 1, ni, 1) {
         // SAFETY: as below; with these strides A's `m * k`, B's `k * n` and C's
         // `m * n` elements are contiguous from their pointers.
-        unsafe { (kern.tiny_rows[m - 1][n - 1])(k, ra.ptr, rb.ptr, rc.ptr, alpha, beta) };
+        unsafe { tiny_rows(kern, (m, k, n), (ra.ptr, rb.ptr, rc.ptr), alpha, beta) };
         return true;
     }
     let r = path::register(kern.lanes, m, n, k, (ra, rb, rc));

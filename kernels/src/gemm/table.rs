@@ -253,13 +253,17 @@ macro_rules! gemm_kernel {
                     )
                 }
             }
+            /// The register path for sides of at most `S` with `BUF`-element stack
+            /// buffers: [`Kernel::small`] and [`Kernel::tiny`].
+            ///
             /// # Safety
-            /// `SmallFn`'s contract: the CPU has `$v`'s tier; `0 < m, n, k <= SMALL_SIDE`,
-            /// `kc > 0`; A and B readable, C writable (readable unless `beta == 0`), C's
-            /// elements distinct and not overlapping A or B.
+            /// `SmallFn`'s contract with `S` in place of `SMALL_SIDE`: the CPU has `$v`'s
+            /// tier; `0 < m, n, k <= S`, `kc > 0`; A and B readable, C writable
+            /// (readable unless `beta == 0`), C's elements distinct and not overlapping
+            /// A or B.
             #[$attr]
             #[allow(clippy::type_complexity)]
-            unsafe fn small(
+            unsafe fn small<const S: usize, const BUF: usize>(
                 dims: (usize, usize, usize, usize),
                 a: (*const $t, isize, isize),
                 b: (*const $t, isize, isize),
@@ -267,28 +271,12 @@ macro_rules! gemm_kernel {
                 alpha: $t,
                 beta: $t,
             ) {
-                use $crate::gemm::small::{register, SMALL_SIDE as S};
-                // SAFETY: the caller upholds `SmallFn`'s contract, which is
-                // `register`'s; `$v`'s features are present.
-                unsafe { register::<$v, $dr, $dw, S, { S * S }>(dims, a, b, c, alpha, beta) }
-            }
-            /// # Safety
-            /// `SmallFn`'s contract with `TINY_SIDE` in place of `SMALL_SIDE`.
-            #[$attr]
-            #[allow(clippy::type_complexity)]
-            unsafe fn tiny(
-                dims: (usize, usize, usize, usize),
-                a: (*const $t, isize, isize),
-                b: (*const $t, isize, isize),
-                c: (*mut $t, isize, isize),
-                alpha: $t,
-                beta: $t,
-            ) {
-                use $crate::gemm::small::{register, TINY_BUF, TINY_SIDE};
-                // SAFETY: the caller upholds `register`'s contract for `TINY_SIDE`;
-                // `$v`'s features are present.
+                // SAFETY: the caller upholds `register`'s contract for `S`; `$v`'s
+                // features are present.
                 unsafe {
-                    register::<$v, $dr, $dw, TINY_SIDE, TINY_BUF>(dims, a, b, c, alpha, beta)
+                    $crate::gemm::small::register::<$v, $dr, $dw, S, BUF>(
+                        dims, a, b, c, alpha, beta,
+                    )
                 }
             }
             /// # Safety
@@ -339,8 +327,14 @@ macro_rules! gemm_kernel {
                 peak,
                 gemv,
                 direct,
-                small,
-                tiny,
+                small: {
+                    use $crate::gemm::small::SMALL_SIDE as S;
+                    small::<S, { S * S }>
+                },
+                tiny: {
+                    use $crate::gemm::small::{TINY_BUF, TINY_SIDE};
+                    small::<TINY_SIDE, TINY_BUF>
+                },
                 tiny_rows: [
                     rows_of::<1>(),
                     rows_of::<2>(),

@@ -16,7 +16,9 @@
 //! being below its rounding).
 
 use super::tables::*;
-use super::{exp_f32, exp_f64, horner, horner_v, patch, SHIFT_F32, SHIFT_F64};
+use super::{exp_f32, exp_f64, horner, horner_v, patch, ExpF32, ExpF64, ExpTable};
+use super::{SHIFT_F32, SHIFT_F64};
+use crate::scalar::Arith;
 use crate::vector::{FloatVector, IntVector, Vector};
 
 /// `e^x - 1` for `f64` within 0.7 ULP (the module doc has the algorithm): NaN in,
@@ -131,43 +133,38 @@ fn expm1_table_f32(x: f32) -> (f32, f32) {
     (hi, (sm1 - hi) + m)
 }
 
-/// [`expm1_f64`] over vectors for `x` in `[-64, 700)` or NaN (no special lanes):
-/// the table path for every lane, the near-0 path blended in where a lane needs it.
-/// The result unrounded, `hi + lo` (`hi` the rounded result; `lo` for tanh).
+/// [`expm1_f64`] and [`expm1_f32`] over vectors with exp's table `E`, for `x` in
+/// `[-64, 700)` (`[-32, 80)` for `f32`) or NaN (no special lanes): the table path
+/// for every lane, the near-0 path (`|x| < near`, `poly`) blended in where a lane
+/// needs it. The result unrounded, `hi + lo` (`hi` the rounded result; `lo` for
+/// tanh).
 ///
 /// # Safety
-/// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
-/// to the table).
+/// The CPU has `V`'s ISA features. Any `x` is fine (`E::scale` masks its indices).
 #[inline(always)]
-pub(super) unsafe fn expm1_core_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(
-    x: V,
-) -> (V, V) {
-    // SAFETY: the caller's contract; the gathers' indices are `& 31`, inside the
-    // 32-entry tables.
+unsafe fn expm1_core_v<V: FloatVector, E: ExpTable<V>>(x: V, poly: &[V::T], near: V::T) -> (V, V) {
+    // SAFETY: the caller's contract.
     unsafe {
-        let z = V::madd(x, V::splat(EXP_F64_N_LN2), V::splat(SHIFT_F64));
-        let kd = V::sub(z, V::splat(SHIFT_F64));
+        let z = V::madd(x, V::splat(E::N_LN2), V::splat(E::SHIFT));
+        let kd = V::sub(z, V::splat(E::SHIFT));
         let ki = V::to_bits(z);
-        let r0 = V::madd(kd, V::splat(-EXP_F64_LN2_N_HI), x);
-        let dr = V::mul(kd, V::splat(EXP_F64_LN2_N_LO));
+        let r0 = V::madd(kd, V::splat(-E::LN2_N[0]), x);
+        let dr = V::mul(kd, V::splat(E::LN2_N[1]));
         let r = V::sub(r0, dr);
         let rlo = V::sub(V::sub(r0, r), dr);
-        let j = V::Int::and(ki, V::Int::splat(31));
-        let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
-        let tail = V::table32(EXP_F64_TAIL.as_ptr(), j);
-        let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
+        let (s, tail) = E::scale(ki);
+        let p = E::expm1(r);
         let tmp = V::add(p, V::madd(tail, p, V::add(tail, rlo)));
-        let (sm1, err) = two_sum_v(s, V::splat(-1.0));
+        let (sm1, err) = two_sum_v(s, V::splat(-<V::T as Arith>::ONE));
         let m = V::madd(s, tmp, err);
         let mut hi = V::add(sm1, m);
         let mut lo = V::add(V::sub(sm1, hi), m);
-        let sign = V::from_bits(V::Int::splat(i64::MIN));
-        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
-        let near = V::lt(ax, V::splat(0.0625));
+        let sign = V::splat(<V::T as Arith>::NEG_ZERO);
+        let ax = V::and_bits(x, V::from_bits(V::Int::splat(E::ABS)));
+        let near = V::lt(ax, V::splat(near));
         if V::any(near) {
             let x2 = V::mul(x, x);
-            let p = horner_v(&EXPM1_F64_POLY, x);
+            let p = horner_v(poly, x);
             let y0 = V::or_bits(V::madd(x2, p, x), V::and_bits(x, sign));
             let lo0 = V::add(V::sub(x, y0), V::mul(x2, p));
             hi = V::select(near, y0, hi);
@@ -175,6 +172,18 @@ pub(super) unsafe fn expm1_core_v64<V: FloatVector<T = f64, Int: IntVector<T = i
         }
         (hi, lo)
     }
+}
+
+/// [`expm1_core_v`] for `f64`, `x` in `[-64, 700)` or NaN.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine.
+#[inline(always)]
+pub(super) unsafe fn expm1_core_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(
+    x: V,
+) -> (V, V) {
+    // SAFETY: the caller's contract.
+    unsafe { expm1_core_v::<V, ExpF64>(x, &EXPM1_F64_POLY, 0.0625) }
 }
 
 /// [`two_sum`] over vectors (no fused steps, so the same on every ISA).
@@ -209,47 +218,16 @@ pub(super) unsafe fn expm1_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>
     }
 }
 
-/// [`expm1_core_v64`] for `f32`, `x` in `[-32, 80)` or NaN.
+/// [`expm1_core_v`] for `f32`, `x` in `[-32, 80)` or NaN.
 ///
 /// # Safety
-/// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
-/// to the table).
+/// The CPU has `V`'s ISA features. Any `x` is fine.
 #[inline(always)]
 pub(super) unsafe fn expm1_core_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(
     x: V,
 ) -> (V, V) {
-    // SAFETY: as in `expm1_core_v64`.
-    unsafe {
-        let z = V::madd(x, V::splat(EXP_F32_N_LN2), V::splat(SHIFT_F32));
-        let kd = V::sub(z, V::splat(SHIFT_F32));
-        let ki = V::to_bits(z);
-        let r0 = V::madd(kd, V::splat(-EXP_F32_LN2_N_HI), x);
-        let dr = V::mul(kd, V::splat(EXP_F32_LN2_N_LO));
-        let r = V::sub(r0, dr);
-        let rlo = V::sub(V::sub(r0, r), dr);
-        let j = V::Int::and(ki, V::Int::splat(31));
-        let s = V::to_bits(V::table32(EXP_F32_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<18>(ki)));
-        let tail = V::table32(EXP_F32_TAIL.as_ptr(), j);
-        let p = V::madd(V::mul(r, r), horner_v(&EXP_F32_POLY, r), r);
-        let tmp = V::add(p, V::madd(tail, p, V::add(tail, rlo)));
-        let (sm1, err) = two_sum_v(s, V::splat(-1.0));
-        let m = V::madd(s, tmp, err);
-        let mut hi = V::add(sm1, m);
-        let mut lo = V::add(V::sub(sm1, hi), m);
-        let sign = V::from_bits(V::Int::splat(i32::MIN));
-        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i32::MAX)));
-        let near = V::lt(ax, V::splat(0.0625));
-        if V::any(near) {
-            let x2 = V::mul(x, x);
-            let p = horner_v(&EXPM1_F32_POLY, x);
-            let y0 = V::or_bits(V::madd(x2, p, x), V::and_bits(x, sign));
-            let lo0 = V::add(V::sub(x, y0), V::mul(x2, p));
-            hi = V::select(near, y0, hi);
-            lo = V::select(near, lo0, lo);
-        }
-        (hi, lo)
-    }
+    // SAFETY: the caller's contract.
+    unsafe { expm1_core_v::<V, ExpF32>(x, &EXPM1_F32_POLY, 0.0625) }
 }
 
 /// [`expm1_f32`] over vectors.

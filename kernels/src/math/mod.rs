@@ -36,7 +36,7 @@
 //! differ in the last bit (each within the bound: the accuracy tests in
 //! `kernels/tests/math.rs` measure every tier against correctly rounded values).
 //! On AVX-512, f64 exp and log take 16-entry tables (one permute each) and log
-//! reduces by `getexp`/`getmant` (`exp16_v64`, `log16_v64`): fewer
+//! reduces by `getexp`/`getmant` (`Exp16F64`, `log16_v64`): fewer
 //! instructions per vector, the same bound, other last bits.
 
 #[rustfmt::skip]
@@ -551,138 +551,183 @@ unsafe fn scale_v<V: FloatVector>(h: V, l: V, c_hi: V::T, c_lo: V::T) -> V {
     }
 }
 
-/// [`exp_f64`] over vectors: the same steps, the table read by permutes
-/// (AVX-512) or gathers.
+/// What the vector exp kernels differ in: the element type, the table of
+/// `2^(j/N)` (the module doc's, with `N` entries) and how it is read, and
+/// `expm1(r)`'s polynomial. [`exp_v`] has the steps they share (and
+/// `expm1::expm1_core_v`, exp's reduction kept in two parts).
+trait ExpTable<V: FloatVector> {
+    /// `N`.
+    const N: V::T;
+    /// `N / ln2`: exp's `k`.
+    const N_LN2: V::T;
+    /// `ln2 / N` as `hi + lo`, `hi` short enough that `k * hi` is exact: exp's `r`.
+    const LN2_N: [V::T; 2];
+    /// `ln2`: exp2's `r = (x - k/N) ln2`.
+    const LN2: V::T;
+    /// [`SHIFT_F64`] or [`SHIFT_F32`].
+    const SHIFT: V::T;
+    /// The `|x|` from which a lane takes the oracle: exp's, then exp2's.
+    const LIM: [V::T; 2];
+    /// Every bit of the element but the sign.
+    const ABS: <V::Int as Vector>::T;
+    /// `2^(k/N)` and the tail of its table entry, `k` in `ki`'s low bits.
+    ///
+    /// # Safety
+    /// The CPU has `V`'s ISA features. Any `ki` is fine (the index is masked to
+    /// the table).
+    unsafe fn scale(ki: V::Int) -> (V, V);
+    /// `expm1(r)` for `|r| <= ln2 / 2N`.
+    ///
+    /// # Safety
+    /// The CPU has `V`'s ISA features.
+    unsafe fn expm1(r: V) -> V;
+}
+
+/// `$name`: the 32-entry tables of element `$t`, read by gathers (an entry's bits
+/// plus `k << $sh`, the mantissa's bits less 5, are `2^(k/32)`'s), and `expm1(r)`
+/// by Horner's rule; the other items as [`ExpTable`] names them.
+macro_rules! exp_table32 {
+    ($name:ident: $t:ty, bits $int:ident << $sh:literal, lim $lim:expr, shift $shift:ident,
+     ln2 $ln2:ident, n_ln2 $n_ln2:ident, ln2_n $ln2_n:expr,
+     table $scale:ident $tail:ident, poly $poly:ident) => {
+        #[doc = concat!("The 32-entry `", stringify!($t), "` table, read by gathers.")]
+        struct $name;
+
+        impl<V: FloatVector<T = $t, Int: IntVector<T = $int>>> ExpTable<V> for $name {
+            const N: $t = 32.0;
+            const N_LN2: $t = $n_ln2;
+            const LN2_N: [$t; 2] = $ln2_n;
+            const LN2: $t = $ln2;
+            const SHIFT: $t = $shift;
+            const LIM: [$t; 2] = $lim;
+            const ABS: $int = <$int>::MAX;
+            #[inline(always)]
+            unsafe fn scale(ki: V::Int) -> (V, V) {
+                // SAFETY: the caller's contract; the gathers' indices are `& 31`,
+                // inside the 32-entry tables.
+                unsafe {
+                    let j = V::Int::and(ki, V::Int::splat(31));
+                    let s = V::to_bits(V::table32($scale.as_ptr().cast(), j));
+                    let s = V::from_bits(V::Int::add(s, V::Int::shl::<$sh>(ki)));
+                    (s, V::table32($tail.as_ptr(), j))
+                }
+            }
+            #[inline(always)]
+            unsafe fn expm1(r: V) -> V {
+                // SAFETY: the caller's contract.
+                unsafe { V::madd(V::mul(r, r), horner_v(&$poly, r), r) }
+            }
+        }
+    };
+}
+
+#[rustfmt::skip]
+exp_table32!(ExpF64: f64, bits i64 << 47, lim [700.0, 1000.0], shift SHIFT_F64,
+    ln2 EXP2_F64_LN2, n_ln2 EXP_F64_N_LN2, ln2_n [EXP_F64_LN2_N_HI, EXP_F64_LN2_N_LO],
+    table EXP_F64_SCALE EXP_F64_TAIL, poly EXP_F64_POLY);
+#[rustfmt::skip]
+exp_table32!(ExpF32: f32, bits i32 << 18, lim [80.0, 120.0], shift SHIFT_F32,
+    ln2 EXP2_F32_LN2, n_ln2 EXP_F32_N_LN2, ln2_n [EXP_F32_LN2_N_HI, EXP_F32_LN2_N_LO],
+    table EXP_F32_SCALE EXP_F32_TAIL, poly EXP_F32_POLY);
+
+/// The 16-entry `f64` table where two vectors hold it (AVX-512): each read is one
+/// two-register permute ([`FloatVector::lookup2`]), and `|r| <= ln2/32` takes a
+/// degree-7 polynomial, by Estrin.
+struct Exp16F64;
+
+impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 {
+    const N: f64 = 16.0;
+    const N_LN2: f64 = EXP16_F64_N_LN2;
+    const LN2_N: [f64; 2] = [EXP16_F64_LN2_N_HI, EXP16_F64_LN2_N_LO];
+    const LN2: f64 = EXP2_F64_LN2;
+    const SHIFT: f64 = SHIFT_F64;
+    const LIM: [f64; 2] = [700.0, 1000.0];
+    const ABS: i64 = i64::MAX;
+    #[inline(always)]
+    unsafe fn scale(ki: V::Int) -> (V, V) {
+        // SAFETY: the caller's contract; each table has 16 entries, read as two
+        // vectors of 8 (`exp_v64` takes this table only for 8 lanes); `lookup2`
+        // reads only the low 4 bits of an index.
+        unsafe {
+            let t = |p: *const f64| V::lookup2(V::load(p), V::load(p.add(8)), ki);
+            let s = V::to_bits(t(EXP16_F64_SCALE.as_ptr().cast()));
+            let s = V::from_bits(V::Int::add(s, V::Int::shl::<48>(ki)));
+            (s, t(EXP16_F64_TAIL.as_ptr()))
+        }
+    }
+    #[inline(always)]
+    unsafe fn expm1(r: V) -> V {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r2 = V::mul(r, r);
+            let p = estrin_v(&EXP16_F64_POLY, &[r, r2, V::mul(r2, r2)]);
+            V::madd(r2, p, r)
+        }
+    }
+}
+
+/// [`exp_f64`] and [`exp_f32`] (`B2` false) or their exp2 (`B2` true) over
+/// vectors with table `E`: the oracles' steps, the lanes that need the careful
+/// way patched by the oracle.
 ///
 /// # Safety
-/// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
-/// to the table).
+/// The CPU has `V`'s ISA features. Any `x` is fine.
+#[inline(always)]
+unsafe fn exp_v<V: FloatVector<T: Math>, E: ExpTable<V>, const B2: bool>(x: V) -> V {
+    // SAFETY: the caller's contract (the ISA's features are present).
+    unsafe {
+        let ax = V::and_bits(x, V::from_bits(V::Int::splat(E::ABS)));
+        let lim = E::LIM[B2 as usize];
+        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
+        let (kd, ki, r);
+        if B2 {
+            let z = V::madd(x, V::splat(E::N), V::splat(E::SHIFT));
+            kd = V::sub(z, V::splat(E::SHIFT));
+            ki = V::to_bits(z);
+            // `x - k/N` exact (the product too), fused or not.
+            r = V::mul(
+                V::madd(
+                    kd,
+                    V::splat(-(<V::T as crate::scalar::Arith>::ONE / E::N)),
+                    x,
+                ),
+                V::splat(E::LN2),
+            );
+        } else {
+            let z = V::madd(x, V::splat(E::N_LN2), V::splat(E::SHIFT));
+            kd = V::sub(z, V::splat(E::SHIFT));
+            ki = V::to_bits(z);
+            let r0 = V::madd(kd, V::splat(-E::LN2_N[0]), x);
+            r = V::madd(kd, V::splat(-E::LN2_N[1]), r0);
+        }
+        let (s, tail) = E::scale(ki);
+        let y = V::madd(s, V::add(tail, E::expm1(r)), s);
+        if V::any(special) {
+            let oracle = if B2 {
+                V::T::oracle::<EXP2>
+            } else {
+                V::T::oracle::<EXP>
+            };
+            return patch(x, y, special, oracle);
+        }
+        y
+    }
+}
+
+/// [`exp_v`] for `f64`: the 16-entry table where two vectors hold it (AVX-512),
+/// else the 32-entry one.
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine.
 #[inline(always)]
 unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(x: V) -> V {
-    if 2 * V::N >= 16 {
-        // SAFETY: the caller's contract.
-        return unsafe { exp16_v64::<V, B2>(x) };
-    }
-    // SAFETY: the caller's contract (the ISA's features are present); the gathers'
-    // indices are `& 31`, inside the 32-entry tables.
+    // SAFETY: the caller's contract.
     unsafe {
-        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
-        let lim = if B2 { 1000.0 } else { 700.0 };
-        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
-        let (kd, ki, r);
-        if B2 {
-            let z = V::madd(x, V::splat(32.0), V::splat(SHIFT_F64));
-            kd = V::sub(z, V::splat(SHIFT_F64));
-            ki = V::to_bits(z);
-            // `x - k/32` exact (the product too), fused or not.
-            r = V::mul(
-                V::madd(kd, V::splat(-1.0 / 32.0), x),
-                V::splat(EXP2_F64_LN2),
-            );
+        if 2 * V::N >= 16 {
+            exp_v::<V, Exp16F64, B2>(x)
         } else {
-            let z = V::madd(x, V::splat(EXP_F64_N_LN2), V::splat(SHIFT_F64));
-            kd = V::sub(z, V::splat(SHIFT_F64));
-            ki = V::to_bits(z);
-            let r0 = V::madd(kd, V::splat(-EXP_F64_LN2_N_HI), x);
-            r = V::madd(kd, V::splat(-EXP_F64_LN2_N_LO), r0);
+            exp_v::<V, ExpF64, B2>(x)
         }
-        let j = V::Int::and(ki, V::Int::splat(31));
-        let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
-        let tail = V::table32(EXP_F64_TAIL.as_ptr(), j);
-        let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
-        let y = V::madd(s, V::add(tail, p), s);
-        if V::any(special) {
-            return patch(x, y, special, if B2 { exp2_f64 } else { exp_f64 });
-        }
-        y
-    }
-}
-
-/// [`exp_v64`] where two vectors hold 16 entries (AVX-512): `N = 16`, so each
-/// table is one two-register permute ([`FloatVector::lookup2`]); `|r| <= ln2/32`
-/// takes a degree-7 polynomial, by Estrin.
-///
-/// # Safety
-/// The CPU has `V`'s ISA features. Any `x` is fine (`lookup2` reads only the
-/// low 4 bits of an index).
-#[inline(always)]
-unsafe fn exp16_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(x: V) -> V {
-    // SAFETY: the caller's contract; each table has 16 entries, read as two
-    // vectors of 8.
-    unsafe {
-        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
-        let lim = if B2 { 1000.0 } else { 700.0 };
-        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
-        let (kd, ki, r);
-        if B2 {
-            let z = V::madd(x, V::splat(16.0), V::splat(SHIFT_F64));
-            kd = V::sub(z, V::splat(SHIFT_F64));
-            ki = V::to_bits(z);
-            r = V::mul(
-                V::madd(kd, V::splat(-1.0 / 16.0), x),
-                V::splat(EXP2_F64_LN2),
-            );
-        } else {
-            let z = V::madd(x, V::splat(EXP16_F64_N_LN2), V::splat(SHIFT_F64));
-            kd = V::sub(z, V::splat(SHIFT_F64));
-            ki = V::to_bits(z);
-            let r0 = V::madd(kd, V::splat(-EXP16_F64_LN2_N_HI), x);
-            r = V::madd(kd, V::splat(-EXP16_F64_LN2_N_LO), r0);
-        }
-        let t = |p: *const f64| V::lookup2(V::load(p), V::load(p.add(8)), ki);
-        let s = V::to_bits(t(EXP16_F64_SCALE.as_ptr().cast()));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<48>(ki)));
-        let r2 = V::mul(r, r);
-        let p = estrin_v(&EXP16_F64_POLY, &[r, r2, V::mul(r2, r2)]);
-        let p = V::madd(r2, p, r);
-        let y = V::madd(s, V::add(t(EXP16_F64_TAIL.as_ptr()), p), s);
-        if V::any(special) {
-            return patch(x, y, special, if B2 { exp2_f64 } else { exp_f64 });
-        }
-        y
-    }
-}
-
-/// [`exp_f32`] over vectors.
-///
-/// # Safety
-/// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
-/// to the table).
-#[inline(always)]
-unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const B2: bool>(x: V) -> V {
-    // SAFETY: as in `exp_v64`.
-    unsafe {
-        let ax = V::and_bits(x, V::from_bits(V::Int::splat(i32::MAX)));
-        let lim = if B2 { 120.0 } else { 80.0 };
-        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
-        let (kd, ki, r);
-        if B2 {
-            let z = V::madd(x, V::splat(32.0), V::splat(SHIFT_F32));
-            kd = V::sub(z, V::splat(SHIFT_F32));
-            ki = V::to_bits(z);
-            // `x - k/32` exact (the product too), fused or not.
-            r = V::mul(
-                V::madd(kd, V::splat(-1.0 / 32.0), x),
-                V::splat(EXP2_F32_LN2),
-            );
-        } else {
-            let z = V::madd(x, V::splat(EXP_F32_N_LN2), V::splat(SHIFT_F32));
-            kd = V::sub(z, V::splat(SHIFT_F32));
-            ki = V::to_bits(z);
-            let r0 = V::madd(kd, V::splat(-EXP_F32_LN2_N_HI), x);
-            r = V::madd(kd, V::splat(-EXP_F32_LN2_N_LO), r0);
-        }
-        let j = V::Int::and(ki, V::Int::splat(31));
-        let s = V::to_bits(V::table32(EXP_F32_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<18>(ki)));
-        let tail = V::table32(EXP_F32_TAIL.as_ptr(), j);
-        let p = V::madd(V::mul(r, r), horner_v(&EXP_F32_POLY, r), r);
-        let y = V::madd(s, V::add(tail, p), s);
-        if V::any(special) {
-            return patch(x, y, special, if B2 { exp2_f32 } else { exp_f32 });
-        }
-        y
     }
 }
 
@@ -938,8 +983,8 @@ impl Math for f32 {
         // SAFETY: the caller's contract.
         unsafe {
             match OP {
-                EXP => exp_v32::<_, false>(x),
-                EXP2 => exp_v32::<_, true>(x),
+                EXP => exp_v::<_, ExpF32, false>(x),
+                EXP2 => exp_v::<_, ExpF32, true>(x),
                 EXPM1 => expm1::expm1_v32(x),
                 LOG1P => log1p::log1p_v32(x),
                 TANH => tanh::tanh_v32(x),

@@ -24,7 +24,7 @@
 //! underflow thresholds) take the scalar oracle, lane by lane.
 
 use super::tables::*;
-use super::{exp_f64_scaled, horner, horner_v, SHIFT_F32, SHIFT_F64};
+use super::{exp_f64_scaled, horner, horner_v, ExpF32, ExpF64, ExpTable, SHIFT_F32, SHIFT_F64};
 use crate::vector::{Element, FloatVector, IntVector, Isa, Vector, MAX_LANES};
 
 /// `a b` exactly as `p + e`, `p = a b` rounded: Dekker's product on halves that
@@ -293,11 +293,8 @@ pub(crate) unsafe fn pow_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x
         let ki = V::to_bits(zz);
         let r0 = V::madd(kd, V::splat(-EXP_F64_LN2_N_HI), eh);
         let r = V::add(V::madd(kd, V::splat(-EXP_F64_LN2_N_LO), r0), el);
-        let j = V::Int::and(ki, V::Int::splat(31));
-        let s = V::to_bits(V::table32(EXP_F64_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<47>(ki)));
-        let tail = V::table32(EXP_F64_TAIL.as_ptr(), j);
-        let p = V::madd(V::mul(r, r), horner_v(&EXP_F64_POLY, r), r);
+        let (s, tail) = <ExpF64 as ExpTable<V>>::scale(ki);
+        let p = <ExpF64 as ExpTable<V>>::expm1(r);
         let res = V::madd(s, V::add(tail, p), s);
         // The sign of x where y is odd (the result is positive: adding is or-ing).
         let res = V::from_bits(V::Int::add(V::to_bits(res), flip));
@@ -380,11 +377,8 @@ pub(crate) unsafe fn pow_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x
         let ki = V::to_bits(zz);
         let r0 = V::madd(kd, V::splat(-EXP_F32_LN2_N_HI), eh);
         let r = V::add(V::madd(kd, V::splat(-EXP_F32_LN2_N_LO), r0), el);
-        let j = V::Int::and(ki, V::Int::splat(31));
-        let s = V::to_bits(V::table32(EXP_F32_SCALE.as_ptr().cast(), j));
-        let s = V::from_bits(V::Int::add(s, V::Int::shl::<18>(ki)));
-        let tail = V::table32(EXP_F32_TAIL.as_ptr(), j);
-        let p = V::madd(V::mul(r, r), horner_v(&EXP_F32_POLY, r), r);
+        let (s, tail) = <ExpF32 as ExpTable<V>>::scale(ki);
+        let p = <ExpF32 as ExpTable<V>>::expm1(r);
         let res = V::madd(s, V::add(tail, p), s);
         let res = V::from_bits(V::Int::add(V::to_bits(res), flip));
         if V::any(special) {

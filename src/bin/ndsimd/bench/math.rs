@@ -30,40 +30,78 @@ fn close(got: &[f64], want: &[f64], eps: f64, what: &str) {
 }
 
 pub fn math(r: &mut Runner) {
-    type Un = (&'static str, fn(f64) -> f64);
-    let uns: [Un; 5] = [
-        ("exp", f64::exp),
-        ("log", f64::ln),
-        ("log10", f64::log10),
-        ("sin", f64::sin),
-        ("cos", f64::cos),
+    let ops: [Un<f64>; 5] = [
+        ("exp_into", f64::exp),
+        ("log_into", f64::ln),
+        ("log10_into", f64::log10),
+        ("sin_into", f64::sin),
+        ("cos_into", f64::cos),
     ];
-    for &n in &F64_SIZES {
-        let a = fresh(data(n, 1));
+    unary_rows(r, &F64_SIZES, &ops, |name, a, out| match name {
+        "exp_into" => a.exp_into(out),
+        "sin_into" => a.sin_into(out),
+        "cos_into" => a.cos_into(out),
+        "log10_into" => a.log10_into(out),
+        _ => a.log_into(out),
+    });
+    libmvec_rows(r);
+    let ops: [Un<f32>; 4] = [
+        ("f32 exp_into", f32::exp),
+        ("f32 log_into", f32::ln),
+        ("f32 sin_into", f32::sin),
+        ("f32 cos_into", f32::cos),
+    ];
+    unary_rows(r, &[F32_SIZE], &ops, |name, a, out| match name {
+        "f32 exp_into" => a.exp_into(out),
+        "f32 sin_into" => a.sin_into(out),
+        "f32 cos_into" => a.cos_into(out),
+        _ => a.log_into(out),
+    });
+    pow(r);
+    softmax(r);
+    near_zero_family(r);
+}
+
+/// A row's name and its anchor: the C library's scalar routine.
+type Un<T> = (&'static str, fn(T) -> T);
+
+/// The rows of unary maps into a preallocated output, one thread, at each of
+/// `sizes` elements: `call(name, a, out)` for each `(name, f)` of `ops` against a
+/// plain loop of `f` (the results checked against the loop's first, within 2 ε).
+fn unary_rows<T, E>(
+    r: &mut Runner,
+    sizes: &[usize],
+    ops: &[Un<T>],
+    call: impl Fn(&str, &Array<T>, &mut Array<T>) -> Result<(), E>,
+) where
+    T: ndsimd::DType + num_traits::Float,
+    E: std::fmt::Debug,
+{
+    let wide = |x: T| x.to_f64().unwrap();
+    for &n in sizes {
+        let a: Array<T> = fresh(
+            data(n, 1)
+                .into_iter()
+                .map(|x| T::from(x).unwrap())
+                .collect(),
+        );
         let sa = a.as_slice().unwrap();
-        let mut out = Array::<f64>::zeros(&[n]);
-        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
-        for (name, f) in uns {
-            let into = format!("{name}_into");
-            if !r.wants(&into) {
+        let mut out = Array::<T>::zeros(&[n]);
+        let mut scratch = Scratch(fresh(vec![T::zero(); n]));
+        for &(name, f) in ops {
+            if !r.wants(name) {
                 continue;
             }
-            let run = |out: &mut Array<f64>| match name {
-                "exp" => a.exp_into(out),
-                "sin" => a.sin_into(out),
-                "cos" => a.cos_into(out),
-                "log10" => a.log10_into(out),
-                _ => a.log_into(out),
-            };
-            run(&mut out).unwrap();
-            let want: Vec<f64> = sa.iter().map(|&x| f(x)).collect();
-            close(out.as_slice().unwrap(), &want, f64::EPSILON, &into);
+            call(name, &a, &mut out).unwrap();
+            let got: Vec<f64> = out.iter().map(|&x| wide(x)).collect();
+            let want: Vec<f64> = sa.iter().map(|&x| wide(f(x))).collect();
+            close(&got, &want, wide(T::epsilon()), name);
             r.row(
-                &into,
+                name,
                 n,
-                16 * n,
+                2 * size_of::<T>() * n,
                 "std loop",
-                &mut || run(black_box(&mut out)).unwrap(),
+                &mut || call(name, &a, black_box(&mut out)).unwrap(),
                 &mut || {
                     for (o, &x) in scratch.iter_mut().zip(sa) {
                         *o = f(x);
@@ -73,50 +111,6 @@ pub fn math(r: &mut Runner) {
             );
         }
     }
-    libmvec_rows(r);
-    type Un32 = (&'static str, fn(f32) -> f32);
-    let uns32: [Un32; 4] = [
-        ("f32 exp_into", f32::exp),
-        ("f32 log_into", f32::ln),
-        ("f32 sin_into", f32::sin),
-        ("f32 cos_into", f32::cos),
-    ];
-    let n = F32_SIZE;
-    let a: Array<f32> = fresh(data(n, 1).iter().map(|&x| x as f32).collect());
-    let sa = a.as_slice().unwrap();
-    let mut out = Array::<f32>::zeros(&[n]);
-    let mut scratch = Scratch(fresh(vec![0.0f32; n]));
-    for (name, f) in uns32 {
-        if !r.wants(name) {
-            continue;
-        }
-        let run = |out: &mut Array<f32>| match name {
-            "f32 exp_into" => a.exp_into(out),
-            "f32 sin_into" => a.sin_into(out),
-            "f32 cos_into" => a.cos_into(out),
-            _ => a.log_into(out),
-        };
-        run(&mut out).unwrap();
-        let got: Vec<f64> = out.iter().map(|&x| x as f64).collect();
-        let want: Vec<f64> = sa.iter().map(|&x| f(x) as f64).collect();
-        close(&got, &want, f32::EPSILON as f64, name);
-        r.row(
-            name,
-            n,
-            8 * n,
-            "std loop",
-            &mut || run(black_box(&mut out)).unwrap(),
-            &mut || {
-                for (o, &x) in scratch.iter_mut().zip(sa) {
-                    *o = f(x);
-                }
-                black_box(&mut *scratch);
-            },
-        );
-    }
-    pow(r);
-    softmax(r);
-    near_zero_family(r);
 }
 
 /// `pow_into` (array to array) and `powf_into` (scalar exponent 2.5) of `f64` at
@@ -213,82 +207,26 @@ fn softmax(r: &mut Runner) {
 
 /// The rows of `expm1`, `log1p` and `tanh` (see the module doc).
 fn near_zero_family(r: &mut Runner) {
-    type Un = (&'static str, fn(f64) -> f64);
-    let uns: [Un; 3] = [
+    let ops: [Un<f64>; 3] = [
         ("expm1_into", f64::exp_m1),
         ("log1p_into", f64::ln_1p),
         ("tanh_into", f64::tanh),
     ];
-    let call = |name: &str, a: &Array<f64>, out: &mut Array<f64>| match name {
+    unary_rows(r, &F64_SIZES, &ops, |name, a, out| match name {
         "expm1_into" => a.expm1_into(out),
         "log1p_into" => a.log1p_into(out),
         _ => a.tanh_into(out),
-    };
-    for &n in &F64_SIZES {
-        let a = fresh(data(n, 1));
-        let sa = a.as_slice().unwrap();
-        let mut out = Array::<f64>::zeros(&[n]);
-        let mut scratch = Scratch(fresh(vec![0.0f64; n]));
-        for (name, f) in uns {
-            if !r.wants(name) {
-                continue;
-            }
-            call(name, &a, &mut out).unwrap();
-            let want: Vec<f64> = sa.iter().map(|&x| f(x)).collect();
-            close(out.as_slice().unwrap(), &want, f64::EPSILON, name);
-            r.row(
-                name,
-                n,
-                16 * n,
-                "std loop",
-                &mut || call(name, &a, black_box(&mut out)).unwrap(),
-                &mut || {
-                    for (o, &x) in scratch.iter_mut().zip(sa) {
-                        *o = f(x);
-                    }
-                    black_box(&mut *scratch);
-                },
-            );
-        }
-    }
-    type Un32 = (&'static str, fn(f32) -> f32);
-    let uns32: [Un32; 3] = [
+    });
+    let ops: [Un<f32>; 3] = [
         ("f32 expm1_into", f32::exp_m1),
         ("f32 log1p_into", f32::ln_1p),
         ("f32 tanh_into", f32::tanh),
     ];
-    let n = F32_SIZE;
-    let a: Array<f32> = fresh(data(n, 1).iter().map(|&x| x as f32).collect());
-    let sa = a.as_slice().unwrap();
-    let mut out = Array::<f32>::zeros(&[n]);
-    let mut scratch = Scratch(fresh(vec![0.0f32; n]));
-    for (name, f) in uns32 {
-        if !r.wants(name) {
-            continue;
-        }
-        let run = |out: &mut Array<f32>| match name {
-            "f32 expm1_into" => a.expm1_into(out),
-            "f32 log1p_into" => a.log1p_into(out),
-            _ => a.tanh_into(out),
-        };
-        run(&mut out).unwrap();
-        let got: Vec<f64> = out.iter().map(|&x| x as f64).collect();
-        let want: Vec<f64> = sa.iter().map(|&x| f(x) as f64).collect();
-        close(&got, &want, f32::EPSILON as f64, name);
-        r.row(
-            name,
-            n,
-            8 * n,
-            "std loop",
-            &mut || run(black_box(&mut out)).unwrap(),
-            &mut || {
-                for (o, &x) in scratch.iter_mut().zip(sa) {
-                    *o = f(x);
-                }
-                black_box(&mut *scratch);
-            },
-        );
-    }
+    unary_rows(r, &[F32_SIZE], &ops, |name, a, out| match name {
+        "f32 expm1_into" => a.expm1_into(out),
+        "f32 log1p_into" => a.log1p_into(out),
+        _ => a.tanh_into(out),
+    });
 }
 
 /// Ours against glibc's vector library (`libmvec.so.1`, loaded at run time) in the
