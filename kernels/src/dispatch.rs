@@ -330,6 +330,7 @@ pub fn byte_table_for(tier: Tier) -> Option<&'static ByteTable> {
 macro_rules! kernel_element {
     ($t:ty, $table:ident, $field:ident) => {
         impl KernelElement for $t {
+            #[inline]
             fn table() -> &'static Table<$t> {
                 static T: OnceLock<&'static Table<$t>> = OnceLock::new();
                 T.get_or_init(|| Self::table_for(active_tier()).unwrap_or(&scalar::$table))

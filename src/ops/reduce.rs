@@ -159,9 +159,21 @@ fn empty_error(op: &str, shape: &[usize]) -> Error {
 mod float {
     use super::*;
 
+    /// Inline for the small standard-layout case (a row view summed in a loop: the
+    /// view's layout is read where it was just built, and nothing but the kernel is
+    /// a call); everything else in [`sum_general`].
+    #[inline]
     pub(super) fn sum<T: Element>(a: &ArrayBase<impl Data<Elem = T>>) -> T {
         // The kernel's identity is -0.0; NumPy's sum starts from +0.0, and
         // `x + 0.0` differs from `x` only for `x = -0.0`.
+        match a.as_slice() {
+            Some(x) if serial(x) => (T::table().sum)(x) + T::zero(),
+            _ => sum_general(a),
+        }
+    }
+
+    #[inline(never)]
+    fn sum_general<T: Element>(a: &ArrayBase<impl Data<Elem = T>>) -> T {
         let x = contiguous(a);
         let k = T::table().sum;
         if serial(&x) {
@@ -225,6 +237,7 @@ macro_rules! float_reduce {
             fn arg_axis_of(a: ArrayView<'_, $t>, axis: isize, keepdims: bool, max: bool) -> Result<Array<i64>> {
                 axis::arg_axis(a, axis, keepdims, max)
             }
+            #[inline]
             fn sum_of<S: Data<Elem = $t>>(a: &ArrayBase<S>) -> $t {
                 float::sum(a)
             }
@@ -435,6 +448,7 @@ impl<T: Reduce, S: Data<Elem = T>> ArrayBase<S> {
     /// // Integers: in 64 bits, past i32's range.
     /// assert_eq!(ndsimd::Array::from_vec(vec![i32::MAX; 3]).sum(), 3 * i32::MAX as i64);
     /// ```
+    #[inline]
     pub fn sum(&self) -> T::Acc {
         T::sum_of(self)
     }

@@ -264,6 +264,7 @@ fn run_tables(r: &mut Runner) {
         ints::ints(r, "");
     });
     ndsimd::with_threads(1, || workspace::workspace(r));
+    ndsimd::with_threads(1, || workspace::row_view(r));
     ndsimd::with_threads(1, || math::math(r));
     let threads = ndsimd::num_threads();
     if threads > 1 {

@@ -227,7 +227,7 @@ impl Runner {
             _ if op.contains("_axis") => "axis reductions",
             Section::Pool => "pool scaling",
             Section::Single => {
-                if ["sum", "max", "min", "argmax", "dot"].contains(&op) {
+                if ["sum", "max", "min", "argmax", "dot", "row view sum"].contains(&op) {
                     "reductions"
                 } else {
                     "elementwise"

@@ -153,6 +153,43 @@ pub fn workspace(r: &mut Runner) {
     }
 }
 
+/// A row view taken in a loop: `a.slice(s![i, ..])` and its `sum`, over the 256
+/// rows of a 256×64 `f64` array in turn, against the `sum` of a 64-element array
+/// alone (the difference is what making the view costs).
+pub fn row_view(r: &mut Runner) {
+    if !r.wants("row view sum") {
+        return;
+    }
+    const ROWS: usize = 256;
+    const COLS: usize = 64;
+    let a = fresh(data(ROWS * COLS, 1))
+        .into_shape(&[ROWS as isize, COLS as isize])
+        .unwrap();
+    let row = Array::from_vec(a.as_slice().unwrap()[..COLS].to_vec());
+    for i in [0, 1, ROWS - 1] {
+        let want: f64 = Array::from_vec(a.as_slice().unwrap()[i * COLS..][..COLS].to_vec()).sum();
+        same(
+            &[a.slice(s![i, ..]).unwrap().sum()],
+            &[want],
+            "row view sum",
+        );
+    }
+    let mut i = 0;
+    r.row(
+        "row view sum",
+        COLS,
+        8 * COLS,
+        "sum alone",
+        &mut || {
+            i = (i + 1) % ROWS;
+            black_box(black_box(&a).slice(s![black_box(i), ..]).unwrap().sum());
+        },
+        &mut || {
+            black_box(black_box(&row).sum());
+        },
+    );
+}
+
 /// Against numexpr (with `--compare`, on as many threads as ours): the blocked chain
 /// on every pool thread against our blocked chain on one. Run under the pool's
 /// thread count (`run_tables`), not inside the one-thread tables.
