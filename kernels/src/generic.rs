@@ -165,14 +165,10 @@ unsafe fn fold8_indices<V: FloatVector>() -> [(V::Int, V::Int); FOLD8_STAGES] {
             let h = seg / 2;
             let (mut lo, mut hi) = ([V::T::ZERO; MAX_LANES], [V::T::ZERO; MAX_LANES]);
             for o in 0..V::N {
-                // Small integers as floats, counted up exactly.
-                for _ in 0..o / h * seg + o % h {
-                    lo[o] = lo[o] + V::T::ONE;
-                }
-                hi[o] = lo[o];
-                for _ in 0..h {
-                    hi[o] = hi[o] + V::T::ONE;
-                }
+                // Computed, not counted up: this runs once per call of a sum of
+                // more than four blocks.
+                lo[o] = V::T::small((o / h * seg + o % h) as u32);
+                hi[o] = V::T::small((o / h * seg + o % h + h) as u32);
             }
             *stage = (
                 V::round_int(V::load(lo.as_ptr())),

@@ -266,6 +266,8 @@ pub trait Arith:
     const NEG_ZERO: Self;
     /// `1.0`
     const ONE: Self;
+    /// `n` exactly (`n < 2^24`): lane indices for the vector shuffles.
+    fn small(n: u32) -> Self;
     /// Every lane set to `x`.
     fn lanes(x: Self) -> Self::Lanes;
     /// Absolute value by clearing the sign bit (so `abs(-NaN)` is `+NaN`, as NumPy).
@@ -297,6 +299,10 @@ macro_rules! arith_impl {
             const ZERO: $t = 0.0;
             const NEG_ZERO: $t = -0.0;
             const ONE: $t = 1.0;
+            #[inline(always)]
+            fn small(n: u32) -> $t {
+                n as $t
+            }
             #[inline(always)]
             fn lanes(x: $t) -> Self::Lanes {
                 [x; 256 / core::mem::size_of::<$t>()]
