@@ -213,7 +213,8 @@ pub(crate) fn choose<T: GemmElement>(
 
 /// Whether the direct path takes a product of `volume` multiply-adds in its form
 /// `fm x fn_` (B's and C's rows contiguous): small products, and any k when C has
-/// at most one register block of columns, or two and few rows.
+/// at most one register block of columns, or two and few rows, or (where the tier
+/// sets `direct_short_rows`) few rows at any width.
 fn direct_takes<T>(
     kern: &Kernel<T>,
     tuning: &Tuning,
@@ -222,7 +223,9 @@ fn direct_takes<T>(
     fn_: usize,
 ) -> bool {
     let [dr, dw] = kern.direct_tile;
-    let narrow = fn_ <= dw || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr);
+    let narrow = fn_ <= dw
+        || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr)
+        || fm <= kern.direct_short_rows;
     let default = tuning.small_path.is_none()
         && volume > SMALL_MAX
         && fn_ >= kern.lanes

@@ -27,6 +27,11 @@ pub struct Kernel<T> {
     /// at most `direct_max[0]` bytes of `m * n * k` elements, and C at most
     /// `direct_max[1]` rows and columns.
     pub direct_max: [usize; 2],
+    /// Products whose A has at most this many rows (in the direct path's form) take
+    /// the direct path at any width and depth: B's rows read in place once instead
+    /// of packed for a few rows' use. Set per tier where measured to win (AVX-512:
+    /// docs/perf.md#matrix-products-against-the-peers); 0 leaves it off.
+    pub direct_short_rows: usize,
     /// The kernel itself, `run[0][0]`, and the edge kernels: `run[r][c]` computes
     /// and writes only the tile's first `edge[0]` rows when `r == 1` (else `mr`)
     /// and first `edge[1]` columns when `c == 1` (else `nr`), reading the panels at
@@ -318,6 +323,7 @@ macro_rules! gemm_kernel {
                 lanes: <$v as $crate::vector::Vector>::N,
                 direct_tile: [$dr, $dw * <$v as $crate::vector::Vector>::N],
                 direct_max: $dmax,
+                direct_short_rows: 0,
                 run: [
                     [run::<$mv, $nr>, run::<$mv, $ew>],
                     [run::<$eh, $nr>, run::<$eh, $ew>],
