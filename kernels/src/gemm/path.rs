@@ -395,3 +395,46 @@ fn direct_form<T>(
         None
     }
 }
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// Short A of any width takes the direct path where the tier sets
+    /// `direct_short_rows` (AVX-512), not on AVX2, and taller A stays packed.
+    #[test]
+    fn short_a_takes_the_direct_path_where_the_tier_sets_it() {
+        let (k, n) = (1024, 4096);
+        let a = vec![0.0f64; 48 * k];
+        let b = vec![0.0f64; k * n];
+        let mut c = vec![0.0f64; 48 * n];
+        let cp = c.as_mut_ptr();
+        let direct = |kern: &Kernel<f64>, m: usize| {
+            let ops = (
+                Raw {
+                    ptr: a.as_ptr(),
+                    rs: k as isize,
+                    cs: 1,
+                },
+                Raw {
+                    ptr: b.as_ptr(),
+                    rs: n as isize,
+                    cs: 1,
+                },
+                RawMut {
+                    ptr: cp,
+                    rs: n as isize,
+                    cs: 1,
+                },
+            );
+            matches!(
+                choose(kern, &Tuning::default(), (m, n, k), 1.0, ops, 1),
+                Path::Direct(_)
+            )
+        };
+        let avx512 = &crate::gemm::avx512::F64;
+        assert!(direct(avx512, 4) && direct(avx512, 16));
+        assert!(!direct(avx512, 17) && !direct(avx512, 48));
+        assert!(!direct(&crate::gemm::avx2::F64, 16));
+    }
+}
