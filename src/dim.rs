@@ -19,8 +19,39 @@ const POOL_MAX: usize = 64;
 
 /// A shape or strides list; inline up to [`INLINE`] axes, on the heap beyond.
 pub(crate) enum Small<T: Axis> {
-    Inline(u8, [T; INLINE]),
+    Inline(Len, [T; INLINE]),
     Heap(Pooled<T>),
+}
+
+/// The length of an inline [`Small`]. An enum of the values `0..=INLINE`, not a
+/// `u8`: its unused values hold `Small`'s variant, so there is no separate tag
+/// byte. With one, a move of a view copied each list from its second byte on
+/// with unaligned 16-byte loads, which stalled on the fresh byte stores (store
+/// forwarding fails) and, at some stack offsets, split across cache lines: the
+/// row view loop ran 22 or 53 ns depending on the caller's frame.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum Len {
+    L0,
+    L1,
+    L2,
+    L3,
+    L4,
+    L5,
+}
+
+impl Len {
+    /// `n` as a length; `n <= INLINE`.
+    #[inline(always)]
+    fn of(n: usize) -> Len {
+        const ALL: [Len; INLINE + 1] = [Len::L0, Len::L1, Len::L2, Len::L3, Len::L4, Len::L5];
+        ALL[n]
+    }
+
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
 }
 
 pub(crate) type Dim = Small<usize>;
@@ -123,7 +154,7 @@ impl<T: Axis> Small<T> {
             for (d, &x) in a.iter_mut().zip(s) {
                 *d = x;
             }
-            Small::Inline(s.len() as u8, a)
+            Small::Inline(Len::of(s.len()), a)
         } else {
             Small::Heap(Pooled(heap_from(s)))
         }
@@ -131,7 +162,7 @@ impl<T: Axis> Small<T> {
 
     pub(crate) fn filled(n: usize, v: T) -> Self {
         if n <= INLINE {
-            Small::Inline(n as u8, [v; INLINE])
+            Small::Inline(Len::of(n), [v; INLINE])
         } else {
             let mut h = heap_from(&[]);
             h.resize(n, v);
@@ -143,14 +174,14 @@ impl<T: Axis> Small<T> {
     pub(crate) fn remove(&mut self, i: usize) {
         match self {
             Small::Inline(n, a) => {
-                let len = *n as usize;
+                let len = n.get();
                 assert!(i < len, "remove: index {i} out of {len}");
                 // An element loop, not `copy_within`: a call to `memmove` for a
                 // few words costs more than the view it builds.
                 for k in i..len - 1 {
                     a[k] = a[k + 1];
                 }
-                *n -= 1;
+                *n = Len::of(n.get() - 1);
             }
             Small::Heap(v) => {
                 v.remove(i);
@@ -167,14 +198,14 @@ impl<T: Axis> Small<T> {
     /// with a recycled buffer beyond).
     pub(crate) fn insert(&mut self, i: usize, x: T) {
         match self {
-            Small::Inline(n, a) if (*n as usize) < INLINE => {
-                let len = *n as usize;
+            Small::Inline(n, a) if (n.get()) < INLINE => {
+                let len = n.get();
                 assert!(i <= len, "insert: index {i} past {len}");
                 for k in (i..len).rev() {
                     a[k + 1] = a[k];
                 }
                 a[i] = x;
-                *n += 1;
+                *n = Len::of(n.get() + 1);
             }
             Small::Inline(..) => {
                 let mut v = heap_from(self);
@@ -189,9 +220,9 @@ impl<T: Axis> Small<T> {
     #[inline]
     pub(crate) fn push(&mut self, x: T) {
         if let Small::Inline(n, a) = self {
-            if (*n as usize) < INLINE {
-                a[*n as usize] = x;
-                *n += 1;
+            if (n.get()) < INLINE {
+                a[n.get()] = x;
+                *n = Len::of(n.get() + 1);
                 return;
             }
         }
@@ -205,7 +236,7 @@ impl<T: Axis> Deref for Small<T> {
     #[inline]
     fn deref(&self) -> &[T] {
         match self {
-            Small::Inline(n, a) => &a[..*n as usize],
+            Small::Inline(n, a) => &a[..n.get()],
             Small::Heap(v) => v,
         }
     }
@@ -215,7 +246,7 @@ impl<T: Axis> DerefMut for Small<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         match self {
-            Small::Inline(n, a) => &mut a[..*n as usize],
+            Small::Inline(n, a) => &mut a[..n.get()],
             Small::Heap(v) => v,
         }
     }
@@ -294,6 +325,17 @@ pub(crate) fn broadcast_strides(shape: &[usize], strides: &[isize], to: &[usize]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_lists_stay_six_words() {
+        // `Len`'s spare values hold the variant, so a list is one word of length
+        // and five of axes: a view stays small enough to move without `memcpy`.
+        assert_eq!(std::mem::size_of::<Dim>(), 8 + 8 * INLINE);
+        assert_eq!(std::mem::size_of::<Strides>(), 8 + 8 * INLINE);
+        for n in 0..=INLINE {
+            assert_eq!(Len::of(n).get(), n);
+        }
+    }
 
     #[test]
     fn inline_and_heap() {
