@@ -285,7 +285,7 @@ impl<S: Data> ArrayBase<S> {
     /// The layout (offset, shape, strides) that `args` cut out of this array's:
     /// the core of every slicing method. Built apart from any view, so `slice`
     /// constructs its result once instead of copying this array's layout first.
-    #[inline]
+    #[inline(always)]
     fn slice_layout(&self, args: &[SliceArg]) -> Result<(usize, Dim, Strides)> {
         let consumed = args
             .iter()

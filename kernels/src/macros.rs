@@ -94,13 +94,39 @@ macro_rules! autovec_fma {
 /// `$isa`.
 macro_rules! handwritten_floats {
     ($feature:literal, $isa:ty, $dot:ident) => {
-        handwritten_floats!(@reduce $feature, $isa, sum, sum -> T, false);
+        handwritten_floats!(@sum $feature, $isa);
         handwritten_floats!(@reduce $feature, $isa, prod, sum -> T, true);
         handwritten_floats!(@reduce $feature, $isa, max, max -> Option<T>, true);
         handwritten_floats!(@reduce $feature, $isa, min, max -> Option<T>, false);
         handwritten_floats!(@reduce $feature, $isa, argmax, argmax -> Option<usize>, true);
         handwritten_floats!(@reduce $feature, $isa, argmin, argmax -> Option<usize>, false);
         handwritten_floats!(@dot $feature, $isa, $dot);
+    };
+    (@sum $feature:literal, $isa:ty) => {
+        #[doc = concat!("`scalar::sum`, hand-written (`generic::sum`, one block `generic::sum_block`) with `", $feature, "`.")]
+        pub fn sum<T: $crate::vector::Element>(a: &[T]) -> T {
+            #[target_feature(enable = $feature)]
+            fn with_feature<T: $crate::vector::Element>(a: &[T]) -> T {
+                // SAFETY: the ISA's features are enabled here.
+                unsafe { $crate::generic::sum::<T::Vector<$isa>, false>(a) }
+            }
+            #[target_feature(enable = $feature)]
+            fn one_block<T: $crate::vector::Element>(a: &[T]) -> T {
+                // SAFETY: the ISA's features are enabled here, and the caller passes
+                // at most one block.
+                unsafe { $crate::generic::sum_block::<T::Vector<$isa>>(a) }
+            }
+            // SAFETY: reachable only through a table handed out when the CPU has this
+            // tier, so every feature either function enables is present (see
+            // `macros.rs`); `one_block` gets at most one block.
+            unsafe {
+                if a.len() <= $crate::scalar::block_len::<T>() {
+                    one_block(a)
+                } else {
+                    with_feature(a)
+                }
+            }
+        }
     };
     (@dot $feature:literal, $isa:ty, $dot:ident) => {
         #[doc = concat!("`scalar::", stringify!($dot), "`, hand-written (`generic::",
