@@ -256,56 +256,92 @@ unsafe fn blocked<V: FloatVector>(
                 _ => (l0 + l1) + (leaf!(2 * b) + leaf!(3 * b)),
             };
         }
-        // Aligned groups of 8 whole blocks, each group's perfect tree written out and
-        // its sum pushed as one subtree (`Pairwise`'s docs), then the last fewer than
-        // 8 blocks' own tree added on the right (`finish_with_tail`): the same tree
-        // as pushing every block. Pushing every block mispredicted the push's
-        // data-dependent loop every other block, squashing the next block's loads.
+        // Aligned groups of 8 whole blocks, each group's perfect tree written out.
+        // Up to `RUN_MAX_BYTES`, runs of 8 groups too, each run's tree written out
+        // and its sum pushed as one subtree of 64 blocks (`Pairwise`'s docs); past
+        // it, and for what is left, groups pushed one by one; the last fewer than
+        // 8 blocks make their own tree, added on the right (`finish_with_tail`).
+        // Each way gives the tree of pushing every block. Why two schedules: the
+        // push mispredicts about every other time (its loop count depends on the
+        // count of pushes), and squashes the loads in flight. Once per block it
+        // cost a quarter of the time; once per group, 4-9% where the data fits
+        // the caches (256Ki-2Mi f64). Yet where it streams from memory or overflows
+        // L3, pushing per group ran 5-14% faster than runs of 8 (4Mi-32Mi f64;
+        // the cause was not found without performance counters). Measured:
+        // `sum_schedule_speed` below.
         let g = 8 * b;
         let ix = fold8_indices::<V>();
+        // The sum of the group of 8 blocks at `at`.
+        macro_rules! group {
+            ($at:expr) => {{
+                let at = $at;
+                let mut l = [identity; MAX_LANES];
+                if V::N >= 8 {
+                    // The 8 blocks' lane folds at once, on vectors (`fold8`).
+                    // A macro, not a closure: see above.
+                    macro_rules! vector {
+                        ($k:expr) => {{
+                            let at = at + $k * b;
+                            canonical_vector::<V>(b, identity, |acc, j, r| step(acc, at + j, r), op)
+                        }};
+                    }
+                    let v = [
+                        vector!(0),
+                        vector!(1),
+                        vector!(2),
+                        vector!(3),
+                        vector!(4),
+                        vector!(5),
+                        vector!(6),
+                        vector!(7),
+                    ];
+                    fold8(v, &ix, op).store(l.as_mut_ptr());
+                } else {
+                    for (k, l) in l.iter_mut().enumerate().take(8) {
+                        *l = whole!(at + k * b);
+                    }
+                }
+                ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
+            }};
+        }
         let mut p = scalar::Pairwise::new(V::T::NEG_ZERO);
         let mut i = 0;
-        while i + g <= n {
-            let mut l = [identity; MAX_LANES];
-            if V::N >= 8 {
-                // The 8 blocks' lane folds at once, on vectors (`fold8`).
-                // A macro, not a closure: see above.
-                macro_rules! vector {
-                    ($k:expr) => {{
-                        let at = i + $k * b;
-                        canonical_vector::<V>(b, identity, |acc, j, r| step(acc, at + j, r), op)
-                    }};
-                }
-                let v = [
-                    vector!(0),
-                    vector!(1),
-                    vector!(2),
-                    vector!(3),
-                    vector!(4),
-                    vector!(5),
-                    vector!(6),
-                    vector!(7),
-                ];
-                fold8(v, &ix, op).store(l.as_mut_ptr());
-            } else {
-                for (k, l) in l.iter_mut().enumerate().take(8) {
-                    *l = whole!(i + k * b);
-                }
+        let runs = n * core::mem::size_of::<V::T>() <= RUN_MAX_BYTES;
+        while runs && i + 8 * g <= n {
+            // A loop, not unrolled: one group's code is already a few hundred
+            // instructions.
+            let mut s = [identity; 8];
+            for (k, s) in s.iter_mut().enumerate() {
+                *s = group!(i + k * g);
             }
-            p.push(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])));
-            i += g;
+            p.push(((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])));
+            i += 8 * g;
         }
         if i == n {
             return p.finish();
         }
-        let mut tail = scalar::Pairwise::new(V::T::NEG_ZERO);
+        let mut groups = scalar::Pairwise::new(V::T::NEG_ZERO);
+        while i + g <= n {
+            groups.push(group!(i));
+            i += g;
+        }
+        if i == n {
+            return p.finish_with_tail(groups.finish());
+        }
+        let mut blocks = scalar::Pairwise::new(V::T::NEG_ZERO);
         while i < n {
-            tail.push(leaf!(i));
+            blocks.push(leaf!(i));
             i += b;
         }
-        p.finish_with_tail(tail.finish())
+        // With no group pushed, `finish_with_tail` is the tail itself.
+        p.finish_with_tail(groups.finish_with_tail(blocks.finish()))
     }
 }
+
+/// The largest operand (bytes) that [`blocked`] adds in runs of 8 groups (its
+/// comments say why): 16 MiB, between the sizes measured on Zen 5 (32 MiB L3)
+/// where runs won (up to 16 MiB) and lost (from 32 MiB).
+const RUN_MAX_BYTES: usize = 16 << 20;
 
 /// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit: the sum in
 /// [`blocked`] order, the product as one block.
@@ -935,6 +971,103 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The two schedules of [`blocked`] timed against a sum without blocks (every lane
+/// adds its elements in sequence: the code before the pairwise sum) and the read
+/// ceiling, interleaved in one process, over operands from L2 to well past L3:
+/// `cargo test --release -p ndsimd-kernels --lib sum_schedule_speed -- --ignored
+/// --nocapture` (AVX-512 hosts; docs/perf.md has the figures).
+#[cfg(all(test, target_arch = "x86_64"))]
+mod schedule_speed {
+    use super::*;
+    use crate::vector::avx512::Avx512;
+    use crate::vector::Element;
+    use crate::KernelElement;
+    use std::hint::black_box;
+    type V = <f64 as Element>::Vector<Avx512>;
+
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+    fn lane_sequential(a: &[f64]) -> f64 {
+        let p = a.as_ptr();
+        // SAFETY: the features are enabled here; `canonical` reads inside `a`.
+        unsafe {
+            canonical::<V>(
+                a.len(),
+                -0.0,
+                |acc, at, r| V::add(acc, load_upto::<V>(p.add(at), r, -0.0)),
+                |x, y| V::add(x, y),
+                |x, y| x + y,
+            )
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn sum_schedule_speed() {
+        let (Some(k), Some(c)) = (
+            f64::table_for(crate::Tier::Avx512),
+            crate::ceiling::ceilings_for(crate::Tier::Avx512),
+        ) else {
+            return;
+        };
+        // SAFETY: the AVX-512 table exists, so this host has the tier's features.
+        let lane = |a: &[f64]| unsafe { lane_sequential(a) };
+        for n in [
+            1 << 14,
+            1 << 18,
+            1 << 21,
+            1 << 22,
+            1 << 23,
+            1 << 24,
+            1 << 25,
+        ] {
+            // Huge-page backed, as arrays are.
+            let mut buf = crate::mem::Aligned::filled(n, 0.0f64);
+            for (i, x) in buf.payload_mut().iter_mut().enumerate() {
+                *x = (i % 1000) as f64 / 1024.0;
+            }
+            let a = buf.payload();
+            let reps = if n > 1 << 23 {
+                40
+            } else if n > 1 << 20 {
+                200
+            } else {
+                3000
+            };
+            let mut t = [vec![], vec![], vec![]];
+            // Each round in a rotated order: at L3's size one pass leaves the cache
+            // to the next, so no variant always follows the same one.
+            for rep in 0..reps {
+                for j in 0..3 {
+                    let which = (j + rep) % 3;
+                    let s = std::time::Instant::now();
+                    match which {
+                        0 => drop(black_box((k.sum)(black_box(a)))),
+                        1 => drop(black_box(lane(black_box(a)))),
+                        _ => drop(black_box((c.read_f64)(black_box(a)))),
+                    }
+                    t[which].push(s.elapsed().as_secs_f64());
+                }
+            }
+            let med = |v: &mut Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let (ours, lane, read) = (med(&mut t[0]), med(&mut t[1]), med(&mut t[2]));
+            println!(
+                "n {n:>9} ({:>4} MiB, {}): sum {:>9.1} us, lane-sequential {:>9.1} us, read {:>9.1} us; \
+                 sum / lane-sequential speed {:.3}, of the read {:.3}",
+                (n * 8) >> 20,
+                if n * 8 <= RUN_MAX_BYTES { "runs of 8 groups" } else { "groups" },
+                ours * 1e6,
+                lane * 1e6,
+                read * 1e6,
+                lane / ours,
+                read / ours
+            );
         }
     }
 }
