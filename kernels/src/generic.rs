@@ -257,7 +257,7 @@ unsafe fn blocked<V: FloatVector>(
             };
         }
         // Aligned groups of 8 whole blocks, each group's perfect tree written out.
-        // Up to `RUN_MAX_BYTES`, runs of 8 groups too, each run's tree written out
+        // Up to `run_max_bytes()`, runs of 8 groups too, each run's tree written out
         // and its sum pushed as one subtree of 64 blocks (`Pairwise`'s docs); past
         // it, and for what is left, groups pushed one by one; the last fewer than
         // 8 blocks make their own tree, added on the right (`finish_with_tail`).
@@ -306,7 +306,7 @@ unsafe fn blocked<V: FloatVector>(
         }
         let mut p = scalar::Pairwise::new(V::T::NEG_ZERO);
         let mut i = 0;
-        let runs = n * core::mem::size_of::<V::T>() <= RUN_MAX_BYTES;
+        let runs = n * core::mem::size_of::<V::T>() <= run_max_bytes();
         while runs && i + 8 * g <= n {
             // A loop, not unrolled: one group's code is already a few hundred
             // instructions.
@@ -339,9 +339,12 @@ unsafe fn blocked<V: FloatVector>(
 }
 
 /// The largest operand (bytes) that [`blocked`] adds in runs of 8 groups (its
-/// comments say why): 16 MiB, between the sizes measured on Zen 5 (32 MiB L3)
-/// where runs won (up to 16 MiB) and lost (from 32 MiB).
-const RUN_MAX_BYTES: usize = 16 << 20;
+/// comments say why): half the L3. On Zen 5 (32 MiB L3) runs won up to 16 MiB and
+/// lost from 32 MiB; half the L3 is a guess for other caches, measured on none.
+#[inline]
+fn run_max_bytes() -> usize {
+    crate::cache_info().l3 / 2
+}
 
 /// [`scalar::sum`] (`PROD` false) or [`scalar::prod`], bit for bit: the sum in
 /// [`blocked`] order, the product as one block.
@@ -1061,7 +1064,7 @@ mod schedule_speed {
                 "n {n:>9} ({:>4} MiB, {}): sum {:>9.1} us, lane-sequential {:>9.1} us, read {:>9.1} us; \
                  sum / lane-sequential speed {:.3}, of the read {:.3}",
                 (n * 8) >> 20,
-                if n * 8 <= RUN_MAX_BYTES { "runs of 8 groups" } else { "groups" },
+                if n * 8 <= run_max_bytes() { "runs of 8 groups" } else { "groups" },
                 ours * 1e6,
                 lane * 1e6,
                 read * 1e6,
