@@ -265,6 +265,7 @@ impl<T: Axis + fmt::Debug> fmt::Debug for Small<T> {
 }
 
 /// Row-major (C order) strides for `shape`, in elements.
+#[inline]
 pub(crate) fn c_strides(shape: &[usize]) -> Strides {
     let mut st = Strides::filled(shape.len(), 0);
     let mut acc: isize = 1;
