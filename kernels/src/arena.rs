@@ -179,6 +179,10 @@ impl Arena {
             return Some(&mut []);
         }
         let fresh = self.claim(raw);
+        // Huge pages for a large slot's new memory, asked before its first touch
+        // (as arrays' buffers are): on 4 KiB pages a 4Mi `f64` add into the arena
+        // ran 10% behind the same add into an array.
+        crate::mem::advise_hugepages(&mut raw[..fresh]);
         for x in &mut raw[..fresh] {
             x.write(T::default());
         }
@@ -206,6 +210,7 @@ impl Arena {
         if raw.is_empty() {
             return Some(&mut []);
         }
+        crate::mem::advise_hugepages(raw);
         for e in raw.iter_mut() {
             e.write(x);
         }
