@@ -7,67 +7,57 @@ use super::runner::Runner;
 use super::*;
 use ndsimd::{s, Workspace};
 
-/// Elements per block of the blocked chain: three blocks of `f64` (x, y and the
-/// temporary) in 48 KiB, Zen 5's L1d.
-pub const BLOCK: usize = 2048;
+/// Elements per block of the blocked chain: 4 KiB per operand, so the four blocks
+/// (x, y, the temporary, out) sit in L1. Of 256, 512, 1024 and 2048 (Zen 5, two
+/// threads, 4Mi, two runs), 512 was the fastest in both.
+pub const BLOCK: usize = 512;
 
-/// The length from which the blocked chain runs block by block: below it the
-/// operands (three of `f64`) fit in Zen 5's 1 MiB L2 and whole-array passes win.
+/// The sizes of the `ne chain` rows: from 32Ki, where the operands outgrow L2.
 pub const BLOCKED_MIN: usize = 1 << 15;
 
-/// `sqrt(x*y + x)` block by block into `out`: each block's temporary stays in L1
-/// between the three kernels, so memory is read once and written once.
-pub fn blocked_chain(ws: &mut Workspace, x: &Array<f64>, y: &Array<f64>, out: &mut Array<f64>) {
-    let n = x.len();
-    if n < BLOCKED_MIN {
-        // Everything in L2 already: three whole-array kernels, without the
-        // per-block calls.
-        {
-            let t = ws.mul(x, y).unwrap();
-            ws.add(&t, x).unwrap().sqrt_into(out).unwrap();
-        }
-        ws.reset();
-        return;
+/// `sqrt(x*y + x)` of `x` and `y` into `out`, [`BLOCK`] elements at a time through
+/// `t` (at least a block long), numexpr's method with our kernels: each block's
+/// temporary stays in L1 between the three kernels, so memory is read once and
+/// written once. The kernels are called on slices: through the array API (views
+/// built, shapes and overlap checked) a block's three calls cost 20% at 256Ki.
+fn chain_blocks(x: &[f64], y: &[f64], out: &mut [f64], t: &mut [f64]) {
+    let k = <f64 as ndsimd_kernels::KernelElement>::table();
+    for ((xb, yb), ob) in x
+        .chunks(BLOCK)
+        .zip(y.chunks(BLOCK))
+        .zip(out.chunks_mut(BLOCK))
+    {
+        let tb = &mut t[..ob.len()];
+        (k.mul.vv)(xb, yb, tb);
+        (k.add.assign_vv)(tb, xb);
+        (k.sqrt.map)(tb, ob);
     }
+}
+
+/// [`chain_blocks`] with its temporary block in the workspace.
+pub fn blocked_chain(ws: &mut Workspace, x: &Array<f64>, y: &Array<f64>, out: &mut Array<f64>) {
     {
         let mut t = ws.empty::<f64>(&[BLOCK]).unwrap();
-        let mut i = 0;
-        while i < n {
-            let e = (i + BLOCK).min(n);
-            let (xb, yb) = (x.slice(s![i..e]).unwrap(), y.slice(s![i..e]).unwrap());
-            let mut tb = t.slice_mut(s![..e - i]).unwrap();
-            xb.mul_into(&yb, &mut tb).unwrap();
-            tb.try_add_assign(&xb).unwrap();
-            tb.sqrt_into(&mut out.slice_mut(s![i..e]).unwrap()).unwrap();
-            i = e;
-        }
+        let (xs, ys) = (x.as_slice().unwrap(), y.as_slice().unwrap());
+        chain_blocks(
+            xs,
+            ys,
+            out.as_slice_mut().unwrap(),
+            t.as_slice_mut().unwrap(),
+        );
     }
     ws.reset();
 }
 
-/// Elements per block of [`blocked_chain_par`]: 4 KiB per operand, so the four
-/// blocks sit in L1. Of 256, 512, 1024 and 2048 (Zen 5, two threads, 4Mi, two
-/// runs), 512 was the fastest in both.
-pub const POOL_BLOCK: usize = 512;
-
-/// `sqrt(x*y + x)` on every thread of the pool, numexpr's way: `out` cut into one
-/// piece per pool thread on whole blocks, each piece's blocks run by one worker
-/// through the kernels on slices, with its temporary on its stack (a `Workspace` is
-/// not `Sync`). Slices, not views: a block's three calls through the array API
-/// (views built, shapes and overlap checked) cost 20% at 256Ki.
+/// [`chain_blocks`] on every thread of the pool, as numexpr runs its blocks on its
+/// threads: `out` cut into one piece per pool thread on whole blocks, each piece
+/// run by one worker with its temporary on its stack (a `Workspace` is not `Sync`).
 pub fn blocked_chain_par(x: &[f64], y: &[f64], out: &mut [f64]) {
-    let k = <f64 as ndsimd_kernels::KernelElement>::table();
     let threads = ndsimd::num_threads();
-    ndsimd_kernels::par::for_each_piece_mut(out, threads, POOL_BLOCK, move |start, piece| {
-        let mut t = [0.0f64; POOL_BLOCK];
-        for (j, ob) in piece.chunks_mut(POOL_BLOCK).enumerate() {
-            let i = start + j * POOL_BLOCK;
-            let (xb, yb) = (&x[i..i + ob.len()], &y[i..i + ob.len()]);
-            let tb = &mut t[..ob.len()];
-            (k.mul.vv)(xb, yb, tb);
-            (k.add.assign_vv)(tb, xb);
-            (k.sqrt.map)(tb, ob);
-        }
+    ndsimd_kernels::par::for_each_piece_mut(out, threads, BLOCK, move |start, piece| {
+        let mut t = [0.0f64; BLOCK];
+        let r = start..start + piece.len();
+        chain_blocks(&x[r.clone()], &y[r], piece, &mut t);
     });
 }
 
