@@ -1033,6 +1033,8 @@ mod schedule_speed {
                 *x = (i % 1000) as f64 / 1024.0;
             }
             let a = buf.payload();
+            // The answer before the clock: the oracle's bits.
+            assert_eq!((k.sum)(a).to_bits(), scalar::sum(a).to_bits(), "n {n}");
             let reps = if n > 1 << 23 {
                 40
             } else if n > 1 << 20 {
