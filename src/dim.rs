@@ -28,9 +28,11 @@ pub(crate) enum Small<T: Axis> {
 /// byte. With one, a move of a view copied each list from its second byte on
 /// with unaligned 16-byte loads, which stalled on the fresh byte stores (store
 /// forwarding fails) and, at some stack offsets, split across cache lines: the
-/// row view loop ran 22 or 53 ns depending on the caller's frame.
+/// row view loop ran 22 or 53 ns depending on the caller's frame. Eight bytes
+/// wide, so a list has no padding bytes, which moves copied in odd pieces (a
+/// 1Ki `add_into` ran 7% faster without them).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[repr(u8)]
+#[repr(u64)]
 pub(crate) enum Len {
     L0,
     L1,

@@ -64,7 +64,7 @@ pub struct Workspace {
 }
 
 macro_rules! ws_binary {
-    ($( $name:ident, $into:ident; )*) => {
+    ($( $name:ident, $into:ident $(, $kind:ident $field:ident)?; )*) => {
         impl Workspace {
             $(
             #[doc = concat!("[`", stringify!($name), "`](ArrayBase::", stringify!($name), ") in the workspace: `a` and `b` broadcast together (NumPy's rules), the result in a slot of the workspace, bit-identical to the allocating form.")]
@@ -84,13 +84,25 @@ macro_rules! ws_binary {
                 a: &ArrayBase<impl Data<Elem = T>>,
                 b: impl IntoOperand<'b, T>,
             ) -> Result<ArrayViewMut<'ws, T>> {
+                $(
+                // Contiguous operands of one shape go to the kernel on slices, and
+                // the result's view is built once, from `a`'s: the operand's view,
+                // and each view built and moved, cost a 1Ki add a tenth of its time.
+                if let (Some(x), Some((shape, y))) = (a.as_slice(), b.contiguous()) {
+                    if same_shape(shape, a.shape()) {
+                        let out = view_like(a, self.slot_of::<T>(x.len(), a.shape())?);
+                        crate::ops::arith::vv_into(ws_op!($kind, T, $field), x, y, out.data);
+                        return Ok(out);
+                    }
+                }
+                )?
                 let b = b.into_operand();
-                // Operands of one shape (or a scalar) are the result's shape: the
-                // broadcast and its checks cost a 1Ki add a fifth of its time.
                 let same = match &b {
                     Operand::Array(v) => same_shape(v.shape(), a.shape()),
                     Operand::Scalar(_) => true,
                 };
+                // Operands of one shape (or a scalar) are the result's shape: the
+                // broadcast and its checks cost a 1Ki add a fifth of its time.
                 let mut out = if same {
                     self.slot::<T>(a.shape())?
                 } else {
@@ -104,13 +116,24 @@ macro_rules! ws_binary {
     };
 }
 
+/// The kernel table entry of a binary operation: `num` ones every [`Numeric`]
+/// type has, `float` ones from the float table.
+macro_rules! ws_op {
+    (num, $T:ty, $f:ident) => {
+        <$T as crate::Numeric>::num_ops().$f
+    };
+    (float, $T:ty, $f:ident) => {
+        &<$T as ndsimd_kernels::KernelElement>::table().$f
+    };
+}
+
 ws_binary! {
-    add, add_into;
-    sub, sub_into;
-    mul, mul_into;
-    div, div_into;
-    maximum, maximum_into;
-    minimum, minimum_into;
+    add, add_into, num add;
+    sub, sub_into, num sub;
+    mul, mul_into, num mul;
+    div, div_into, float div;
+    maximum, maximum_into, float maximum;
+    minimum, minimum_into, float minimum;
 }
 
 /// The unary operations with a workspace form: each is a line `name, name_into;`
@@ -305,20 +328,37 @@ impl Workspace {
     /// A slot of `shape` whose elements are unspecified (recycled memory keeps what
     /// was there): only for results whose kernel writes every element.
     fn slot<T: Element>(&self, shape: &[usize]) -> Result<ArrayViewMut<'_, T>> {
-        let n = slot_len::<T>(shape)?;
-        let data = self
-            .arena
+        Ok(view_of(shape, self.slot_data::<T>(shape)?))
+    }
+
+    /// The memory of a slot for `n` elements (those of an existing array of
+    /// `shape`, which names it in the error), unwritten.
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    fn slot_of<T: Element>(&self, n: usize, shape: &[usize]) -> Result<&mut [T]> {
+        self.arena
             .alloc::<T>(n)
-            .ok_or_else(|| Error::alloc(shape, T::DTYPE, std::mem::size_of::<T>()))?;
-        Ok(view_of(shape, data))
+            .ok_or_else(|| Error::alloc(shape, T::DTYPE, std::mem::size_of::<T>()))
+    }
+
+    /// The memory of a slot of `shape`, unwritten.
+    #[allow(clippy::mut_from_ref)] // the arena hands out fresh memory each call
+    #[inline]
+    fn slot_data<T: Element>(&self, shape: &[usize]) -> Result<&mut [T]> {
+        // An `Option` (two registers) until here: a `Result` is returned through
+        // memory, and reading it back stalled a 1Ki add by a tenth of its time.
+        if let Some(data) = slot_len::<T>(shape).and_then(|n| self.arena.alloc::<T>(n)) {
+            return Ok(data);
+        }
+        check_ndim(shape.len())?;
+        Err(Error::alloc(shape, T::DTYPE, std::mem::size_of::<T>()))
     }
 
     /// A slot of `shape` with every element `x`.
     fn filled_slot<T: DType>(&self, shape: &[usize], x: T) -> Result<ArrayViewMut<'_, T>> {
-        let n = slot_len::<T>(shape)?;
-        let data = self
-            .arena
-            .alloc_filled(n, x)
+        check_ndim(shape.len())?;
+        let data = slot_len::<T>(shape)
+            .and_then(|n| self.arena.alloc_filled(n, x))
             .ok_or_else(|| Error::alloc(shape, T::DTYPE, std::mem::size_of::<T>()))?;
         Ok(view_of(shape, data))
     }
@@ -451,15 +491,45 @@ impl Workspace {
     }
 }
 
-/// The element count of a slot of `shape`, or the error the allocating forms give.
-fn slot_len<T: DType>(shape: &[usize]) -> Result<usize> {
-    check_ndim(shape.len())?;
-    size_of_shape(shape)
-        .filter(|n| {
-            n.checked_mul(std::mem::size_of::<T>())
-                .is_some_and(|b| b <= isize::MAX as usize)
+/// The element count of a slot of `shape`: `None` past `MAX_NDIM` axes or
+/// `isize::MAX` bytes.
+#[inline]
+fn slot_len<T: DType>(shape: &[usize]) -> Option<usize> {
+    if shape.len() > crate::MAX_NDIM {
+        return None;
+    }
+    size_of_shape(shape).filter(|n| {
+        n.checked_mul(std::mem::size_of::<T>())
+            .is_some_and(|b| b <= isize::MAX as usize)
+    })
+}
+
+/// A view of `data` shaped as `a` (which it is as long as): `a`'s shape and
+/// strides copied when they are row-major (a copy of an existing view's lists is
+/// cheaper than building new ones), else built.
+fn view_like<'ws, T: DType, S: Data>(a: &ArrayBase<S>, data: &'ws mut [T]) -> ArrayViewMut<'ws, T> {
+    if is_c_strides(a.shape(), a.strides()) {
+        return ArrayBase {
+            data,
+            offset: 0,
+            dim: a.dim.clone(),
+            strides: a.strides.clone(),
+        };
+    }
+    view_of(a.shape(), data)
+}
+
+/// Whether `strides` are the row-major strides of `shape` (`c_strides`'s), compared
+/// in place: building the list to compare cost a 1Ki add 5%.
+#[inline]
+fn is_c_strides(shape: &[usize], strides: &[isize]) -> bool {
+    let mut acc: isize = 1;
+    shape.len() == strides.len()
+        && shape.iter().zip(strides).rev().all(|(&d, &s)| {
+            let ok = s == acc;
+            acc = acc.wrapping_mul(d.max(1) as isize);
+            ok
         })
-        .ok_or_else(|| Error::alloc(shape, T::DTYPE, std::mem::size_of::<T>()))
 }
 
 fn view_of<'ws, T: DType>(shape: &[usize], data: &'ws mut [T]) -> ArrayViewMut<'ws, T> {

@@ -72,6 +72,9 @@ plain!(f32, f64, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, bool);
 /// ```
 pub struct Arena {
     bump: Bump,
+    /// `bump`'s bytes just after the last reset: while they are unchanged, no
+    /// chunk was added since, and a reset has nothing to replace or clamp.
+    kept: usize,
     /// The initialized address range `[lo, hi)` of the current chunk (empty: 0, 0).
     init: Cell<(usize, usize)>,
 }
@@ -99,6 +102,7 @@ impl Arena {
     pub fn new() -> Self {
         Arena {
             bump: Bump::new(),
+            kept: usize::MAX,
             init: Cell::new((0, 0)),
         }
     }
@@ -112,6 +116,7 @@ impl Arena {
     pub fn with_capacity(bytes: usize) -> Self {
         Arena {
             bump: Bump::with_capacity(bytes),
+            kept: usize::MAX,
             init: Cell::new((0, 0)),
         }
     }
@@ -138,6 +143,17 @@ impl Arena {
     /// assert_eq!(a.alloc::<f64>(8).unwrap().as_ptr() as usize, p);
     /// ```
     pub fn reset(&mut self) {
+        // The common case in a loop: the pass fit in the chunk the last reset kept.
+        if self.bump.allocated_bytes() == self.kept {
+            self.bump.reset();
+            return;
+        }
+        self.reset_chunks();
+        self.kept = self.bump.allocated_bytes();
+    }
+
+    /// [`reset`](Self::reset) after a pass that added chunks (or the first).
+    fn reset_chunks(&mut self) {
         // A pass that outgrew its chunk left several; `bumpalo` would keep the last
         // alone, which the next pass outgrows again. One chunk holding them all
         // instead: from the next pass on, a loop of the same work fits.
@@ -330,6 +346,39 @@ mod tests {
         z.fill(true);
         assert_eq!((x[2], y[4], z[6]), (1.0, 2, true));
         assert!(a.alloc::<f64>(0).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_pass_that_fits_reuses_its_chunk_and_one_that_outgrew_it_is_regrown_once() {
+        let mut a = Arena::new();
+        // One pass of `sizes`: the slices' addresses and the arena's bytes after it.
+        let pass = |a: &mut Arena, sizes: &[usize]| {
+            let ptrs: Vec<usize> = sizes
+                .iter()
+                .map(|&n| a.alloc::<f64>(n).unwrap().as_ptr() as usize)
+                .collect();
+            let bytes = a.allocated_bytes();
+            a.reset();
+            (ptrs, bytes)
+        };
+        // The first pass may take more than one chunk; the second fits in one.
+        let small = [1000, 24];
+        pass(&mut a, &small);
+        let (p1, b1) = pass(&mut a, &small);
+        let (p2, b2) = pass(&mut a, &small);
+        assert_eq!(
+            (p2, b2),
+            (p1, b1),
+            "a pass that fits: the same memory again"
+        );
+        // Outgrowing the chunk adds one; the reset after it keeps one holding both.
+        let big = [1000, 24, 1 << 20];
+        let (_, grown) = pass(&mut a, &big);
+        assert!(grown > b1);
+        let (p3, b3) = pass(&mut a, &big);
+        let (p4, b4) = pass(&mut a, &big);
+        assert_eq!((p4, b4), (p3, b3), "from then on the big pass fits");
+        assert_eq!(a.bump.iter_allocated_chunks().count(), 1);
     }
 
     #[test]

@@ -29,11 +29,29 @@ pub enum Operand<'a, T: DType> {
 pub trait IntoOperand<'a, T: DType> {
     /// The operand form.
     fn into_operand(self) -> Operand<'a, T>;
+
+    /// The shape and elements of an array operand in standard layout, read
+    /// without building its view (a fast path's test); `None` otherwise.
+    ///
+    /// ```
+    /// use ndsimd::{Array, IntoOperand};
+    /// let a = Array::from_vec(vec![1.0, 2.0]);
+    /// assert_eq!((&a).contiguous(), Some((&[2][..], &[1.0, 2.0][..])));
+    /// assert_eq!(IntoOperand::<f64>::contiguous(&2.0), None);
+    /// ```
+    fn contiguous(&self) -> Option<(&[usize], &[T])> {
+        None
+    }
 }
 
 impl<'a, S: Data> IntoOperand<'a, S::Elem> for &'a ArrayBase<S> {
     fn into_operand(self) -> Operand<'a, S::Elem> {
         Operand::Array(self.view())
+    }
+
+    #[inline]
+    fn contiguous(&self) -> Option<(&[usize], &[S::Elem])> {
+        Some((self.shape(), self.as_slice()?))
     }
 }
 

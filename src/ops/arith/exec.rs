@@ -42,10 +42,7 @@ pub(super) fn fast_binary<T: Numeric, S: Data<Elem = T>>(
     match b {
         Operand::Array(v) if same_shape(v.shape(), a.shape()) => {
             match (v.as_slice(), out.as_slice_mut()) {
-                (Some(y), Some(o)) => {
-                    let vv = op.vv;
-                    split_stream(o, move |r, piece| vv(&x[r.clone()], &y[r], piece))
-                }
+                (Some(y), Some(o)) => vv_into(op, x, y, o),
                 _ => return false,
             }
         }
@@ -59,6 +56,14 @@ pub(super) fn fast_binary<T: Numeric, S: Data<Elem = T>>(
         _ => return false,
     }
     true
+}
+
+/// `x op y` into `o`, three slices of one length, on the pool as `split_stream`
+/// cuts it.
+#[inline]
+pub(crate) fn vv_into<T: Numeric>(op: &BinaryOp<T>, x: &[T], y: &[T], o: &mut [T]) {
+    let vv = op.vv;
+    split_stream(o, move |r, piece| vv(&x[r.clone()], &y[r], piece))
 }
 
 /// `a op b` in a new array: the one path of the allocating methods (`a.add(&b)`)

@@ -8,13 +8,13 @@
 mod exec;
 mod operators;
 
-use super::operand::{check_out, result_shape, IntoOperand, Operand};
+use super::operand::{check_out, result_shape, same_shape, IntoOperand, Operand};
 use super::split::{pieces, split};
 use crate::array::{Array, ArrayBase, Data, DataMut};
 use crate::error::Result;
 use crate::{Element, Numeric};
 use exec::{alloc_contiguous, binary_alloc, binary_assign, fast_binary};
-pub(crate) use exec::{binary_exec, unary_exec, zip_exec};
+pub(crate) use exec::{binary_exec, unary_exec, vv_into, zip_exec};
 use ndsimd_kernels::{par, KernelElement, Table};
 
 fn table<T: Element>() -> &'static Table<T> {
@@ -25,7 +25,7 @@ fn table<T: Element>() -> &'static Table<T> {
 /// ones (those every [`Numeric`] type has) through [`Numeric::num_ops`].
 macro_rules! op {
     (float, $T:ty, $f:ident) => {
-        &table::<$T>().$f
+        &<$T as ndsimd_kernels::KernelElement>::table().$f
     };
     (num, $T:ty, $f:ident) => {
         <$T as Numeric>::num_ops().$f
@@ -79,6 +79,15 @@ macro_rules! binary_methods {
                 rhs: impl IntoOperand<'b, T>,
                 out: &mut ArrayBase<impl DataMut<Elem = T>>,
             ) -> Result<()> {
+                // Contiguous operands of one shape: no view of `rhs` built.
+                if let (Some(x), Some((shape, y))) = (self.as_slice(), rhs.contiguous()) {
+                    if same_shape(shape, self.shape()) && same_shape(out.shape(), shape) {
+                        if let Some(o) = out.as_slice_mut() {
+                            vv_into(op!($kind, T, $field), x, y, o);
+                            return Ok(());
+                        }
+                    }
+                }
                 let rhs = rhs.into_operand();
                 if fast_binary(op!($kind, T, $field), self, &rhs, out) {
                     return Ok(());

@@ -13,7 +13,7 @@
 //! - `-&a`, `-view`: `a.neg()`; `-a` with `a` owned: `a.neg_assign()`.
 
 use super::exec::{binary_alloc, binary_assign};
-use super::{op, table};
+use super::op;
 use crate::array::{Array, ArrayBase, ArrayView, ArrayViewMut, Data, DataMut};
 use crate::dim::broadcast_shapes;
 use crate::error::Result;
