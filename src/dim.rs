@@ -200,7 +200,7 @@ impl<T: Axis> Small<T> {
     /// with a recycled buffer beyond).
     pub(crate) fn insert(&mut self, i: usize, x: T) {
         match self {
-            Small::Inline(n, a) if (n.get()) < INLINE => {
+            Small::Inline(n, a) if n.get() < INLINE => {
                 let len = n.get();
                 assert!(i <= len, "insert: index {i} past {len}");
                 for k in (i..len).rev() {
@@ -222,7 +222,7 @@ impl<T: Axis> Small<T> {
     #[inline]
     pub(crate) fn push(&mut self, x: T) {
         if let Small::Inline(n, a) = self {
-            if (n.get()) < INLINE {
+            if n.get() < INLINE {
                 a[n.get()] = x;
                 *n = Len::of(n.get() + 1);
                 return;

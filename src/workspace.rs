@@ -97,17 +97,7 @@ macro_rules! ws_binary {
                 }
                 )?
                 let b = b.into_operand();
-                let same = match &b {
-                    Operand::Array(v) => same_shape(v.shape(), a.shape()),
-                    Operand::Scalar(_) => true,
-                };
-                // Operands of one shape (or a scalar) are the result's shape: the
-                // broadcast and its checks cost a 1Ki add a fifth of its time.
-                let mut out = if same {
-                    self.slot::<T>(a.shape())?
-                } else {
-                    self.slot::<T>(&result_shape(stringify!($name), a.shape(), &b)?)?
-                };
+                let mut out = self.slot::<T>(&result_shape(stringify!($name), a.shape(), &b)?)?;
                 a.$into(b, &mut out)?;
                 Ok(out)
             }

@@ -16,7 +16,7 @@
 //! being below its rounding).
 
 use super::tables::*;
-use super::{exp_f32, exp_f64, horner, horner_v, patch, ExpF32, ExpF64, ExpTable};
+use super::{exp_f32, exp_f64, horner, horner_v, ExpF32, ExpF64, ExpTable, Raw};
 use super::{SHIFT_F32, SHIFT_F64};
 use crate::scalar::Arith;
 use crate::vector::{FloatVector, IntVector, Vector};
@@ -205,16 +205,13 @@ pub(super) unsafe fn two_sum_v<V: FloatVector>(a: V, b: V) -> (V, V) {
 /// # Safety
 /// The CPU has `V`'s ISA features. Any `x` is fine.
 #[inline(always)]
-pub(super) unsafe fn expm1_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
+pub(super) unsafe fn expm1_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> Raw<V> {
     // SAFETY: the caller's contract.
     unsafe {
         let special = V::mask_or(V::ge(x, V::splat(700.0)), V::unord(x, x));
         // `max` keeps a NaN of its second operand; such lanes are patched anyway.
         let y = expm1_core_v64(V::max(V::splat(-64.0), x)).0;
-        if V::any(special) {
-            return patch(x, y, special, expm1_f64);
-        }
-        y
+        (y, Some(special))
     }
 }
 
@@ -235,15 +232,12 @@ pub(super) unsafe fn expm1_core_v32<V: FloatVector<T = f32, Int: IntVector<T = i
 /// # Safety
 /// The CPU has `V`'s ISA features. Any `x` is fine.
 #[inline(always)]
-pub(super) unsafe fn expm1_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
+pub(super) unsafe fn expm1_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> Raw<V> {
     // SAFETY: the caller's contract.
     unsafe {
         let special = V::mask_or(V::ge(x, V::splat(80.0)), V::unord(x, x));
         let y = expm1_core_v32(V::max(V::splat(-32.0), x)).0;
-        if V::any(special) {
-            return patch(x, y, special, expm1_f32);
-        }
-        y
+        (y, Some(special))
     }
 }
 

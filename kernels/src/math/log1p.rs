@@ -14,7 +14,7 @@
 //! `2^-k` would leave the normal range) take the oracle: `-Inf` at `-1`, NaN below.
 
 use super::tables::*;
-use super::{horner, horner_v, log_hilo_f32, log_hilo_f64, patch};
+use super::{horner, horner_v, log_hilo_f32, log_hilo_f64, Raw};
 use crate::vector::{FloatVector, IntVector, Vector};
 
 /// `ln(1 + x)` for `f64` within 0.7 ULP (the module doc has the algorithm): NaN
@@ -103,7 +103,7 @@ pub fn log1p_f32(x: f32) -> f32 {
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
-pub(super) unsafe fn log1p_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
+pub(super) unsafe fn log1p_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> Raw<V> {
     // SAFETY: the caller's contract; the gathers' indices are `& 31`, inside the
     // 32-entry tables.
     unsafe {
@@ -153,10 +153,7 @@ pub(super) unsafe fn log1p_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>
             let sign = V::and_bits(x, V::from_bits(V::Int::splat(i64::MIN)));
             y = V::select(near, V::or_bits(y0, sign), y);
         }
-        if V::any(special) {
-            return patch(x, y, special, log1p_f64);
-        }
-        y
+        (y, Some(special))
     }
 }
 
@@ -166,7 +163,7 @@ pub(super) unsafe fn log1p_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
-pub(super) unsafe fn log1p_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
+pub(super) unsafe fn log1p_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> Raw<V> {
     // SAFETY: as in `log1p_v64` (indices `& 31`, 32-entry tables).
     unsafe {
         let special = V::mask_or(
@@ -212,9 +209,6 @@ pub(super) unsafe fn log1p_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>
             let sign = V::and_bits(x, V::from_bits(V::Int::splat(i32::MIN)));
             y = V::select(near, V::or_bits(y0, sign), y);
         }
-        if V::any(special) {
-            return patch(x, y, special, log1p_f32);
-        }
-        y
+        (y, Some(special))
     }
 }

@@ -37,7 +37,13 @@
 //! `kernels/tests/math.rs` measure every tier against correctly rounded values).
 //! On AVX-512, f64 exp and log take 16-entry tables (one permute each) and log
 //! reduces by `getexp`/`getmant` (`Exp16F64`, `log16_v64`): fewer
-//! instructions per vector, the same bound, other last bits.
+//! instructions per vector, the same bound, other last bits. There exp scales
+//! by `vscalefpd` and judges its special lanes by the result (one
+//! `vfpclasspd`), the same bits as the integer scaling where both apply.
+//!
+//! Each kernel returns its fast-path result and the lanes that need the oracle
+//! ([`Raw`]); [`map_raw`] patches those after each block of vectors, so its
+//! hot loop makes no call and keeps the constants and tables in registers.
 
 #[rustfmt::skip]
 mod tables;
@@ -507,13 +513,39 @@ pub trait Math: Element + crate::scalar::Arith {
     /// The oracle of operation `OP`.
     #[doc(hidden)]
     fn oracle<const OP: u8>(x: Self) -> Self;
-    /// The vector kernel of operation `OP` over `I`'s vectors.
+    /// The vector kernel of operation `OP` over `I`'s vectors, before its special
+    /// lanes are patched ([`Raw`]).
     ///
     /// # Safety
     /// The CPU has `I`'s features.
     #[doc(hidden)]
-    unsafe fn kernel<I: Isa, const OP: u8>(x: Self::Vector<I>) -> Self::Vector<I>;
+    unsafe fn kernel_raw<I: Isa, const OP: u8>(x: Self::Vector<I>) -> Raw<Self::Vector<I>>;
+    /// The vector kernel of operation `OP` over `I`'s vectors: [`kernel_raw`]
+    /// with its special lanes from the oracle.
+    ///
+    /// # Safety
+    /// The CPU has `I`'s features.
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn kernel<I: Isa, const OP: u8>(x: Self::Vector<I>) -> Self::Vector<I> {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match Self::kernel_raw::<I, OP>(x) {
+                (y, Some(special)) if Self::Vector::<I>::any(special) => {
+                    patch(x, y, special, Self::oracle::<OP>)
+                }
+                (y, _) => y,
+            }
+        }
+    }
 }
+
+/// A vector kernel's result before its special lanes are patched: the result of
+/// the fast path in every lane, and the lanes that take the oracle instead
+/// (`None`: no lane ever does). A loop can then keep the oracle's call out of
+/// its hot path, where every vector register is free for the kernel's
+/// constants (a call in the loop made them memory operands: exp ran 20% slower).
+pub(crate) type Raw<V> = (V, Option<<V as FloatVector>::Mask>);
 
 /// `y` with the lanes where `special` holds replaced by the oracle `f` of `x`'s:
 /// the path of vectors holding a lane the fast path does not cover (rare: NaN,
@@ -576,11 +608,39 @@ trait ExpTable<V: FloatVector> {
     /// The CPU has `V`'s ISA features. Any `ki` is fine (the index is masked to
     /// the table).
     unsafe fn scale(ki: V::Int) -> (V, V);
+    /// `2^(k/N) (1 + tail + p)` for `p = expm1(r)`: `k` in `ki`'s low bits, `kd`
+    /// the reduction's `k` as a float (in this table's units).
+    ///
+    /// # Safety
+    /// The CPU has `V`'s ISA features. Any `ki` is fine.
+    #[inline(always)]
+    unsafe fn finish(ki: V::Int, kd: V, p: V) -> V {
+        let _ = kd;
+        // SAFETY: the caller's contract.
+        unsafe {
+            let (s, tail) = Self::scale(ki);
+            V::madd(s, V::add(tail, p), s)
+        }
+    }
     /// `expm1(r)` for `|r| <= ln2 / 2N`.
     ///
     /// # Safety
     /// The CPU has `V`'s ISA features.
     unsafe fn expm1(r: V) -> V;
+    /// The lanes of input `x` and fast-path result `y` that take the oracle
+    /// (exp's, or exp2's where `B2`): NaN, and `|x|` from [`LIM`](Self::LIM) on.
+    ///
+    /// # Safety
+    /// The CPU has `V`'s ISA features.
+    #[inline(always)]
+    unsafe fn special<const B2: bool>(x: V, y: V) -> V::Mask {
+        let _ = y;
+        // SAFETY: the caller's contract.
+        unsafe {
+            let ax = V::and_bits(x, V::from_bits(V::Int::splat(Self::ABS)));
+            V::mask_or(V::ge(ax, V::splat(Self::LIM[B2 as usize])), V::unord(x, x))
+        }
+    }
 }
 
 /// `$name`: the 32-entry tables of element `$t`, read by gathers (an entry's bits
@@ -632,15 +692,30 @@ exp_table32!(ExpF32: f32, bits i32 << 18, lim [80.0, 120.0], shift SHIFT_F32,
 
 /// The 16-entry `f64` table where two vectors hold it (AVX-512): each read is one
 /// two-register permute ([`FloatVector::lookup2`]), and `|r| <= ln2/32` takes a
-/// degree-7 polynomial, by Estrin.
+/// degree-7 polynomial, by Estrin. Its `k` is counted in sixteenths (the
+/// constants are the 32-entry ones' scaled by 1/16, exactly), so that `kd` is
+/// `k/16`, whose floor `vscalef` applies: one instruction where adding `k` to
+/// the entry's exponent takes a shift and an add. Each value is the same as with
+/// whole `k`, bit for bit (scaling by a power of two is exact).
 struct Exp16F64;
 
+/// `2^(j/16)` rounded: [`EXP16_F64_SCALE`]'s entries with `j << 48` added back.
+static EXP16_F64_T: [f64; 16] = {
+    let mut t = [0.0; 16];
+    let mut j = 0;
+    while j < 16 {
+        t[j] = f64::from_bits(EXP16_F64_SCALE[j] + ((j as u64) << 48));
+        j += 1;
+    }
+    t
+};
+
 impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 {
-    const N: f64 = 16.0;
-    const N_LN2: f64 = EXP16_F64_N_LN2;
-    const LN2_N: [f64; 2] = [EXP16_F64_LN2_N_HI, EXP16_F64_LN2_N_LO];
+    const N: f64 = 1.0;
+    const N_LN2: f64 = EXP16_F64_N_LN2 / 16.0;
+    const LN2_N: [f64; 2] = [EXP16_F64_LN2_N_HI * 16.0, EXP16_F64_LN2_N_LO * 16.0];
     const LN2: f64 = EXP2_F64_LN2;
-    const SHIFT: f64 = SHIFT_F64;
+    const SHIFT: f64 = SHIFT_F64 / 16.0;
     const LIM: [f64; 2] = [700.0, 1000.0];
     const ABS: i64 = i64::MAX;
     #[inline(always)]
@@ -654,6 +729,27 @@ impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 
             let s = V::from_bits(V::Int::add(s, V::Int::shl::<48>(ki)));
             (s, t(EXP16_F64_TAIL.as_ptr()))
         }
+    }
+    #[inline(always)]
+    unsafe fn finish(ki: V::Int, kd: V, p: V) -> V {
+        // SAFETY: as in `scale`.
+        unsafe {
+            let t = |p: *const f64| V::lookup2(V::load(p), V::load(p.add(8)), ki);
+            let (s, tail) = (t(EXP16_F64_T.as_ptr()), t(EXP16_F64_TAIL.as_ptr()));
+            // Where the result is a positive normal number the scaling was exact;
+            // every other lane is patched (`special`).
+            V::scalef(V::madd(s, V::add(tail, p), s), kd)
+        }
+    }
+    /// Judged by the result, one `vfpclasspd`: every lane whose result is a
+    /// positive normal number is right (the scaling is exact there); the others,
+    /// NaN, infinities, zeros and subnormals (rounded twice by `vscalefpd`), and
+    /// any result of a NaN, infinite or huge `x`, take the oracle.
+    #[inline(always)]
+    unsafe fn special<const B2: bool>(x: V, y: V) -> V::Mask {
+        let _ = x;
+        // SAFETY: the caller's contract.
+        unsafe { V::not_pos_normal(y) }
     }
     #[inline(always)]
     unsafe fn expm1(r: V) -> V {
@@ -673,12 +769,9 @@ impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 
 /// # Safety
 /// The CPU has `V`'s ISA features. Any `x` is fine.
 #[inline(always)]
-unsafe fn exp_v<V: FloatVector<T: Math>, E: ExpTable<V>, const B2: bool>(x: V) -> V {
+unsafe fn exp_v<V: FloatVector<T: Math>, E: ExpTable<V>, const B2: bool>(x: V) -> Raw<V> {
     // SAFETY: the caller's contract (the ISA's features are present).
     unsafe {
-        let ax = V::and_bits(x, V::from_bits(V::Int::splat(E::ABS)));
-        let lim = E::LIM[B2 as usize];
-        let special = V::mask_or(V::ge(ax, V::splat(lim)), V::unord(x, x));
         let (kd, ki, r);
         if B2 {
             let z = V::madd(x, V::splat(E::N), V::splat(E::SHIFT));
@@ -700,17 +793,8 @@ unsafe fn exp_v<V: FloatVector<T: Math>, E: ExpTable<V>, const B2: bool>(x: V) -
             let r0 = V::madd(kd, V::splat(-E::LN2_N[0]), x);
             r = V::madd(kd, V::splat(-E::LN2_N[1]), r0);
         }
-        let (s, tail) = E::scale(ki);
-        let y = V::madd(s, V::add(tail, E::expm1(r)), s);
-        if V::any(special) {
-            let oracle = if B2 {
-                V::T::oracle::<EXP2>
-            } else {
-                V::T::oracle::<EXP>
-            };
-            return patch(x, y, special, oracle);
-        }
-        y
+        let y = E::finish(ki, kd, E::expm1(r));
+        (y, Some(E::special::<B2>(x, y)))
     }
 }
 
@@ -720,7 +804,9 @@ unsafe fn exp_v<V: FloatVector<T: Math>, E: ExpTable<V>, const B2: bool>(x: V) -
 /// # Safety
 /// The CPU has `V`'s ISA features. Any `x` is fine.
 #[inline(always)]
-unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(x: V) -> V {
+unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bool>(
+    x: V,
+) -> Raw<V> {
     // SAFETY: the caller's contract.
     unsafe {
         if 2 * V::N >= 16 {
@@ -739,7 +825,7 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bo
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
-unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8>(x: V) -> V {
+unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8>(x: V) -> Raw<V> {
     if V::GETEXP {
         // SAFETY: the caller's contract.
         return unsafe { log16_v64::<V, OP>(x) };
@@ -790,7 +876,9 @@ unsafe fn log_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8
 /// The CPU has `V`'s ISA features. Any `x` is fine (`lookup2` reads only the
 /// low 4 bits of an index).
 #[inline(always)]
-unsafe fn log16_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8>(x: V) -> V {
+unsafe fn log16_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const OP: u8>(
+    x: V,
+) -> Raw<V> {
     // SAFETY: the caller's contract; each table has 16 entries, read as two
     // vectors of 8.
     unsafe {
@@ -824,7 +912,7 @@ unsafe fn log_finish_v64<V: FloatVector<T = f64>, const OP: u8>(
     mut hi: V,
     mut lo: V,
     special: V::Mask,
-) -> V {
+) -> Raw<V> {
     // SAFETY: the caller's contract (the ISA's features are present).
     unsafe {
         // `15/16 < x < 17/16` is `|x - 1| < 1/16` (NaN in neither).
@@ -846,15 +934,7 @@ unsafe fn log_finish_v64<V: FloatVector<T = f64>, const OP: u8>(
             LOG2 => scale_v(hi, lo, LOG2_F64_SCALE_HI, LOG2_F64_SCALE_LO),
             _ => scale_v(hi, lo, LOG10_F64_SCALE_HI, LOG10_F64_SCALE_LO),
         };
-        if V::any(special) {
-            let f = match OP {
-                LOG => log_f64,
-                LOG2 => log2_f64,
-                _ => log10_f64,
-            };
-            return patch(x, y, special, f);
-        }
-        y
+        (y, Some(special))
     }
 }
 
@@ -864,7 +944,7 @@ unsafe fn log_finish_v64<V: FloatVector<T = f64>, const OP: u8>(
 /// The CPU has `V`'s ISA features. Any `x` is fine (the table indices are masked
 /// to the table).
 #[inline(always)]
-unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const OP: u8>(x: V) -> V {
+unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const OP: u8>(x: V) -> Raw<V> {
     // SAFETY: as in `log_v64` (indices `& 31`, 32-entry tables).
     unsafe {
         let special = V::mask_or(
@@ -914,15 +994,7 @@ unsafe fn log_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const OP: u8
             LOG2 => scale_v(hi, lo, LOG2_F32_SCALE_HI, LOG2_F32_SCALE_LO),
             _ => scale_v(hi, lo, LOG10_F32_SCALE_HI, LOG10_F32_SCALE_LO),
         };
-        if V::any(special) {
-            let f = match OP {
-                LOG => log_f32,
-                LOG2 => log2_f32,
-                _ => log10_f32,
-            };
-            return patch(x, y, special, f);
-        }
-        y
+        (y, Some(special))
     }
 }
 
@@ -944,7 +1016,7 @@ impl Math for f64 {
         }
     }
     #[inline(always)]
-    unsafe fn kernel<I: Isa, const OP: u8>(x: I::F64) -> I::F64 {
+    unsafe fn kernel_raw<I: Isa, const OP: u8>(x: I::F64) -> Raw<I::F64> {
         // SAFETY: the caller's contract.
         unsafe {
             match OP {
@@ -979,7 +1051,7 @@ impl Math for f32 {
         }
     }
     #[inline(always)]
-    unsafe fn kernel<I: Isa, const OP: u8>(x: I::F32) -> I::F32 {
+    unsafe fn kernel_raw<I: Isa, const OP: u8>(x: I::F32) -> Raw<I::F32> {
         // SAFETY: the caller's contract.
         unsafe {
             match OP {
@@ -1006,13 +1078,35 @@ impl Math for f32 {
 pub(crate) unsafe fn map_raw<T: Math, I: Isa, const OP: u8>(a: *const T, out: *mut T, n: usize) {
     let w = <T::Vector<I> as Vector>::N;
     let mut i = 0;
-    // SAFETY: `i + w <= n` for every full vector; the tail goes through `buf`,
-    // which holds `MAX_LANES >= w` lanes; the caller's contract for the features.
+    // SAFETY: `i + w <= n` for every full vector; a block has at most `BLOCK`
+    // vectors, so `kept` (`BLOCK` times `MAX_LANES >= w` lanes) holds each one
+    // kept aside at `h * w`; the tail goes through `buf`, which holds `MAX_LANES`
+    // lanes; the caller's contract for the features.
     unsafe {
+        // Blocks of `BLOCK` vectors: a vector with a special lane is kept aside
+        // (its input: `out` may be `a`) and patched after its block, so the hot
+        // loop makes no call (see `Raw`).
+        const BLOCK: usize = 16;
+        let mut kept = [T::PAD; BLOCK * MAX_LANES];
+        let mut at = [0usize; BLOCK];
         while i + w <= n {
-            let x = <T::Vector<I> as Vector>::load(a.add(i));
-            T::kernel::<I, OP>(x).store(out.add(i));
-            i += w;
+            let end = i + w * BLOCK.min((n - i) / w);
+            let mut hits = 0;
+            while i < end {
+                let x = <T::Vector<I> as Vector>::load(a.add(i));
+                let (y, special) = T::kernel_raw::<I, OP>(x);
+                y.store(out.add(i));
+                if special.is_some_and(|m| <T::Vector<I> as FloatVector>::any(m)) {
+                    x.store(kept.as_mut_ptr().add(hits * w));
+                    at[hits] = i;
+                    hits += 1;
+                }
+                i += w;
+            }
+            for (h, &j) in at[..hits].iter().enumerate() {
+                let x = <T::Vector<I> as Vector>::load(kept.as_ptr().add(h * w));
+                T::kernel::<I, OP>(x).store(out.add(j));
+            }
         }
         if i < n {
             let mut buf = [T::PAD; MAX_LANES];

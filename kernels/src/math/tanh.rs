@@ -15,6 +15,7 @@
 //! (`-0` kept); tiny `x` give `x` (`e = 2x`, `w = x`); NaN in, NaN out.
 
 use super::expm1::{expm1_core_v32, expm1_core_v64, expm1_parts_f32, expm1_parts_f64};
+use super::Raw;
 use crate::vector::{FloatVector, IntVector, Vector};
 
 /// `tanh x` for `f64` within 0.7 ULP (the module doc has the algorithm): `±1`
@@ -92,7 +93,7 @@ pub fn tanh_f32(x: f32) -> f32 {
 /// # Safety
 /// The CPU has `V`'s ISA features. Any `x` is fine.
 #[inline(always)]
-pub(super) unsafe fn tanh_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> V {
+pub(super) unsafe fn tanh_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(x: V) -> Raw<V> {
     // SAFETY: the caller's contract.
     unsafe {
         let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
@@ -100,7 +101,10 @@ pub(super) unsafe fn tanh_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(
         let a = V::min(V::splat(20.0), ax);
         let (e, el) = expm1_core_v64(V::add(a, a));
         let y = tanh_tail(e, el, 1.0, 2.0, 0.5);
-        V::or_bits(y, V::and_bits(x, V::from_bits(V::Int::splat(i64::MIN))))
+        (
+            V::or_bits(y, V::and_bits(x, V::from_bits(V::Int::splat(i64::MIN)))),
+            None,
+        )
     }
 }
 
@@ -109,14 +113,17 @@ pub(super) unsafe fn tanh_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>>(
 /// # Safety
 /// The CPU has `V`'s ISA features. Any `x` is fine.
 #[inline(always)]
-pub(super) unsafe fn tanh_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> V {
+pub(super) unsafe fn tanh_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(x: V) -> Raw<V> {
     // SAFETY: the caller's contract.
     unsafe {
         let ax = V::and_bits(x, V::from_bits(V::Int::splat(i32::MAX)));
         let a = V::min(V::splat(10.0), ax);
         let (e, el) = expm1_core_v32(V::add(a, a));
         let y = tanh_tail(e, el, 1.0, 2.0, 0.5);
-        V::or_bits(y, V::and_bits(x, V::from_bits(V::Int::splat(i32::MIN))))
+        (
+            V::or_bits(y, V::and_bits(x, V::from_bits(V::Int::splat(i32::MIN)))),
+            None,
+        )
     }
 }
 

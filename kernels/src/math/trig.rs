@@ -21,7 +21,7 @@
 //! Measured error under 1 ULP on every tier (`kernels/tests/math.rs`).
 
 use super::tables::*;
-use super::{horner, horner_v, patch, SHIFT_F32, SHIFT_F64};
+use super::{horner, horner_v, Raw, SHIFT_F32, SHIFT_F64};
 use crate::vector::{FloatVector, IntVector, Vector};
 
 /// `|x|` below which the vector path reduces (`|n| < 2^24`, so `n` times each
@@ -320,7 +320,7 @@ unsafe fn odd_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>>(q: V::Int) -
 #[inline(always)]
 pub(crate) unsafe fn trig_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const COS: bool>(
     x: V,
-) -> V {
+) -> Raw<V> {
     // SAFETY: the caller's contract (the ISA's features are present).
     unsafe {
         let ax = V::and_bits(x, V::from_bits(V::Int::splat(i64::MAX)));
@@ -367,10 +367,7 @@ pub(crate) unsafe fn trig_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, 
         if !COS {
             y = V::select(V::lt(ax, V::splat(TINY_F64)), x, y);
         }
-        if V::any(special) {
-            return patch(x, y, special, if COS { cos_f64 } else { sin_f64 });
-        }
-        y
+        (y, Some(special))
     }
 }
 
@@ -381,7 +378,7 @@ pub(crate) unsafe fn trig_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, 
 #[inline(always)]
 pub(crate) unsafe fn trig_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const COS: bool>(
     x: V,
-) -> V {
+) -> Raw<V> {
     // SAFETY: the caller's contract (the ISA's features are present).
     unsafe {
         let ax = V::and_bits(x, V::from_bits(V::Int::splat(i32::MAX)));
@@ -424,9 +421,6 @@ pub(crate) unsafe fn trig_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, 
         if !COS {
             y = V::select(V::lt(ax, V::splat(TINY_F32)), x, y);
         }
-        if V::any(special) {
-            return patch(x, y, special, if COS { cos_f32 } else { sin_f32 });
-        }
-        y
+        (y, Some(special))
     }
 }

@@ -266,6 +266,8 @@ pub trait Arith:
     const NEG_ZERO: Self;
     /// `1.0`
     const ONE: Self;
+    /// The least positive normal number.
+    const MIN_POSITIVE: Self;
     /// `n` exactly (`n < 2^24`): lane indices for the vector shuffles.
     fn small(n: u32) -> Self;
     /// Every lane set to `x`.
@@ -289,6 +291,9 @@ pub trait Arith:
     /// nonzero `self`, subnormals included (AVX-512's `vgetmant` with that
     /// interval); other inputs give unspecified values.
     fn getmant(self) -> Self;
+    /// `self * 2^floor(b)` where that and `2^floor(b)` are normal numbers
+    /// (AVX-512's `vscalef`); other inputs give unspecified values.
+    fn scalef(self, b: Self) -> Self;
 }
 
 macro_rules! arith_impl {
@@ -299,6 +304,7 @@ macro_rules! arith_impl {
             const ZERO: $t = 0.0;
             const NEG_ZERO: $t = -0.0;
             const ONE: $t = 1.0;
+            const MIN_POSITIVE: $t = <$t>::MIN_POSITIVE;
             #[inline(always)]
             fn small(n: u32) -> $t {
                 n as $t
@@ -333,6 +339,12 @@ macro_rules! arith_impl {
             }
             fn getexp(self) -> $t {
                 $split(self.to_bits() & !$sign).1 as $t
+            }
+            fn scalef(self, b: $t) -> $t {
+                const M: u32 = <$t>::MANTISSA_DIGITS - 1;
+                const BIAS: i32 = <$t>::MAX_EXP - 1;
+                let e = (b.floor() as i32).clamp(1 - BIAS, BIAS);
+                self * <$t>::from_bits(((e + BIAS) as $bits) << M)
             }
             fn getmant(self) -> $t {
                 let m = <$t>::from_bits($split(self.to_bits() & !$sign).0);

@@ -59,6 +59,9 @@ float_vector! {
     // QNaN, +0, -0, +Inf, -Inf, negative finite, SNaN: all but positive finite
     // (normal or subnormal).
     not_pos_finite |a| _mm512_fpclass_pd_mask::<0xdf>(a),
+    // Those and denormals: all but positive normal.
+    not_pos_normal |a| _mm512_fpclass_pd_mask::<0xff>(a),
+    scalef |a, b| _mm512_scalef_pd(a, b),
 }
 
 float_vector! {

@@ -298,6 +298,44 @@ pub trait FloatVector: Vector<T: Arith> {
         // SAFETY: the caller's contract.
         unsafe { Self::lanewise(a, Arith::getmant) }
     }
+    /// True where a lane is not a positive normal number: NaN, `±0`, negative,
+    /// `±Inf`, subnormal. One `vfpclasspd` on AVX-512.
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
+    #[inline(always)]
+    unsafe fn not_pos_normal(a: Self) -> Self::Mask {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let inf = Self::splat(Self::T::ONE / Self::T::ZERO);
+            let min = Self::splat(Self::T::MIN_POSITIVE);
+            // Ordered compares: false for NaN, so NaN lanes are flagged.
+            Self::mask_or(
+                Self::lt(a, min),
+                Self::mask_or(Self::ge(a, inf), Self::unord(a, a)),
+            )
+        }
+    }
+    /// Each lane's [`Arith::scalef`]: `a * 2^floor(b)` where that and
+    /// `2^floor(b)` are normal numbers (`vscalefpd` / `vscalefps` on AVX-512).
+    ///
+    /// # Safety
+    /// The CPU has this ISA's features (the module doc's contract).
+    #[inline(always)]
+    unsafe fn scalef(a: Self, b: Self) -> Self {
+        let mut x = [<Self::T as Default>::default(); MAX_LANES];
+        let mut y = x;
+        // SAFETY: `x` and `y` hold `MAX_LANES >= N` lanes; the caller's contract.
+        unsafe {
+            a.store(x.as_mut_ptr());
+            b.store(y.as_mut_ptr());
+        }
+        for (xi, &yi) in x[..Self::N].iter_mut().zip(&y) {
+            *xi = xi.scalef(yi);
+        }
+        // SAFETY: as above.
+        unsafe { Self::load(x.as_ptr()) }
+    }
     /// True where a lane is not a positive finite number: NaN, `±0`, negative,
     /// `±Inf` (positive subnormals are not flagged). One `vfpclasspd` on AVX-512.
     ///
@@ -498,7 +536,9 @@ macro_rules! float_vector {
         $(, gather |$gp:ident, $gix:ident| $gather:expr)?
         $(, table32 |$tp:ident, $tix:ident| $table32:expr)?
         $(, getexp |$ge:ident| $getexp:expr, getmant |$gm:ident| $getmant:expr,
-            not_pos_finite |$np:ident| $not_pos_finite:expr)? $(,)?
+            not_pos_finite |$np:ident| $not_pos_finite:expr,
+            not_pos_normal |$nn:ident| $not_pos_normal:expr,
+            scalef |$sa:ident, $sb:ident| $scalef:expr)? $(,)?
     ) => {
         vector_base! {
             $(#[$doc])*
@@ -553,6 +593,8 @@ macro_rules! float_vector {
                 method!(getexp($ge: Self) -> Self, open($ge), $getexp, wrap $v);
                 method!(getmant($gm: Self) -> Self, open($gm), $getmant, wrap $v);
                 method!(not_pos_finite($np: Self) -> $m, open($np), $not_pos_finite);
+                method!(not_pos_normal($nn: Self) -> $m, open($nn), $not_pos_normal);
+                method!(scalef($sa: Self, $sb: Self) -> Self, open($sa, $sb), $scalef, wrap $v);
             )?
         }
     };

@@ -469,6 +469,52 @@ where
                 assert_eq!(g.bits(), want.bits(), "getexp {xi:?}");
             }
         }
+        // scalef against its definition: a times 2^floor(b), by exact doublings
+        // and halvings, for normal results.
+        let sm = |k: u32| V::T::small(k);
+        let quarter = half / two;
+        let neg = |x: V::T| V::T::ZERO - x;
+        let bs = [
+            V::T::ZERO,
+            half,
+            neg(half),
+            one,
+            one + half + quarter,
+            neg(sm(3) + quarter),
+            sm(20),
+            neg(sm(20) + half),
+            sm(100),
+            neg(sm(100) + quarter),
+        ];
+        let as_ = [
+            one,
+            three / two,
+            neg(one + quarter),
+            below(two),
+            three / (two + two),
+        ];
+        let pairs: Vec<(V::T, V::T)> = as_
+            .iter()
+            .flat_map(|&a| bs.iter().map(move |&b| (a, b)))
+            .collect();
+        let (pa, pb): (Vec<V::T>, Vec<V::T>) = pairs.into_iter().unzip();
+        for (ca, cb) in chunks(&pa, n).into_iter().zip(chunks(&pb, n)) {
+            let got = lanes(V::scalef(vector::<V>(&ca), vector::<V>(&cb)));
+            for ((&g, &a), &b) in got.iter().zip(&ca).zip(&cb) {
+                let mut want = a;
+                let mut k = V::T::ZERO;
+                while k + one <= b {
+                    want = want * two;
+                    k = k + one;
+                }
+                while k > b {
+                    want = want / two;
+                    k = k - one;
+                }
+                assert_eq!(g.bits(), want.bits(), "{tier} scalef {a:?} {b:?}");
+                assert_eq!(a.scalef(b).bits(), want.bits(), "scalef {a:?} {b:?}");
+            }
+        }
         // not_pos_finite: NaN, ±0, negatives and ±Inf; positive subnormals not.
         for c in chunks(&e, n) {
             let m = V::not_pos_finite(vector::<V>(&c));
@@ -476,6 +522,12 @@ where
             for (&g, &xi) in got.iter().zip(&c) {
                 let pos_finite = xi > V::T::ZERO && finite(xi);
                 assert_eq!(g == one, !pos_finite, "{tier} not_pos_finite {xi:?}");
+            }
+            let m = V::not_pos_normal(vector::<V>(&c));
+            let got = lanes(V::select(m, V::splat(one), V::zero()));
+            for (&g, &xi) in got.iter().zip(&c) {
+                let pos_normal = xi >= V::T::MIN_POSITIVE && finite(xi);
+                assert_eq!(g == one, !pos_normal, "{tier} not_pos_normal {xi:?}");
             }
         }
         // The memory lookup: a table longer than any vector pair, every index in
