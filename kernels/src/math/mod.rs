@@ -42,7 +42,7 @@
 //! `vfpclasspd`), the same bits as the integer scaling where both apply.
 //!
 //! Each kernel returns its fast-path result and the lanes that need the oracle
-//! ([`Raw`]); [`map_raw`] patches those after each block of vectors, so its
+//! (`Raw`); `map_raw` patches those after each block of vectors, so its
 //! hot loop makes no call and keeps the constants and tables in registers.
 
 #[rustfmt::skip]
