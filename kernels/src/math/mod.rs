@@ -1092,6 +1092,28 @@ pub(crate) unsafe fn map_raw<T: Math, I: Isa, const OP: u8>(a: *const T, out: *m
         while i + w <= n {
             let end = i + w * BLOCK.min((n - i) / w);
             let mut hits = 0;
+            while i + 2 * w <= end {
+                let x0 = <T::Vector<I> as Vector>::load(a.add(i));
+                let x1 = <T::Vector<I> as Vector>::load(a.add(i + w));
+                let (y0, s0) = T::kernel_raw::<I, OP>(x0);
+                let (y1, s1) = T::kernel_raw::<I, OP>(x1);
+                y0.store(out.add(i));
+                y1.store(out.add(i + w));
+                if let (Some(m0), Some(m1)) = (s0, s1) {
+                    if <T::Vector<I> as FloatVector>::any(<T::Vector<I> as FloatVector>::mask_or(
+                        m0, m1,
+                    )) {
+                        for (x, m, j) in [(x0, m0, i), (x1, m1, i + w)] {
+                            if <T::Vector<I> as FloatVector>::any(m) {
+                                x.store(kept.as_mut_ptr().add(hits * w));
+                                at[hits] = j;
+                                hits += 1;
+                            }
+                        }
+                    }
+                }
+                i += 2 * w;
+            }
             while i < end {
                 let x = <T::Vector<I> as Vector>::load(a.add(i));
                 let (y, special) = T::kernel_raw::<I, OP>(x);
