@@ -142,6 +142,7 @@ impl Arena {
     /// a.reset();
     /// assert_eq!(a.alloc::<f64>(8).unwrap().as_ptr() as usize, p);
     /// ```
+    #[inline]
     pub fn reset(&mut self) {
         // The common case in a loop: the pass fit in the chunk the last reset kept.
         if self.bump.allocated_bytes() == self.kept {
@@ -189,6 +190,7 @@ impl Arena {
     /// assert_eq!(x, &[0.0; 3]);
     /// ```
     #[allow(clippy::mut_from_ref)] // a bump arena: each call hands out fresh memory
+    #[inline]
     pub fn alloc<T: AnyBits>(&self, n: usize) -> Option<&mut [T]> {
         let raw = self.raw::<T>(n)?;
         if raw.is_empty() {
@@ -239,6 +241,7 @@ impl Arena {
     /// Records `raw` (a whole slot) as initialized once the caller has written
     /// its first `fresh` elements, the number returned: the part below the region
     /// already known, or all of it in a new chunk.
+    #[inline]
     fn claim<T>(&self, raw: &[MaybeUninit<T>]) -> usize {
         let p = raw.as_ptr() as usize;
         let q = p + std::mem::size_of_val(raw);
@@ -259,6 +262,7 @@ impl Arena {
     /// 64-byte lines (so slots tile a chunk without gaps), as many elements as fit
     /// in it, from the bump allocator.
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     fn raw<T>(&self, n: usize) -> Option<&mut [MaybeUninit<T>]> {
         let size = std::mem::size_of::<T>();
         if n == 0 {
