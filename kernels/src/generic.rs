@@ -276,8 +276,11 @@ unsafe fn blocked<V: FloatVector>(
             ($at:expr) => {{
                 let at = $at;
                 let mut l = [identity; MAX_LANES];
-                if V::N >= 8 {
-                    // The 8 blocks' lane folds at once, on vectors (`fold8`).
+                if V::N >= 8 && V::N * core::mem::size_of::<V::T>() >= 64 {
+                    // The 8 blocks' lane folds at once, on vectors (`fold8`), with
+                    // 512-bit vectors only: AVX2's `lookup2` (two VPERMPS and a
+                    // blend) made an `f32` sum 14-17% slower than the per-block
+                    // folds below, from L2 to memory (Zen 3, `sum_schedule_speed`).
                     // A macro, not a closure: see above.
                     macro_rules! vector {
                         ($k:expr) => {{
@@ -980,64 +983,85 @@ mod tests {
 
 /// The two schedules of [`blocked`] timed against a sum without blocks (every lane
 /// adds its elements in sequence: the code before the pairwise sum) and the read
-/// ceiling, interleaved in one process, over operands from L2 to well past L3:
+/// ceiling, interleaved in one process, over operands from L2 to well past L3, for
+/// `f64` and `f32` at the host's best x86 tier (AVX-512 or AVX2):
 /// `cargo test --release -p ndsimd-kernels --lib sum_schedule_speed -- --ignored
-/// --nocapture` (AVX-512 hosts; docs/perf.md has the figures).
+/// --nocapture` (docs/perf.md has the figures).
 #[cfg(all(test, target_arch = "x86_64"))]
 mod schedule_speed {
     use super::*;
+    use crate::vector::avx2::Avx2;
     use crate::vector::avx512::Avx512;
     use crate::vector::Element;
-    use crate::KernelElement;
+    use crate::{KernelElement, Tier};
     use std::hint::black_box;
-    type V = <f64 as Element>::Vector<Avx512>;
 
-    #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-    fn lane_sequential(a: &[f64]) -> f64 {
-        let p = a.as_ptr();
-        // SAFETY: the features are enabled here; `canonical` reads inside `a`.
-        unsafe {
-            canonical::<V>(
-                a.len(),
-                -0.0,
-                |acc, at, r| V::add(acc, load_upto::<V>(p.add(at), r, -0.0)),
-                |x, y| V::add(x, y),
-                |x, y| x + y,
-            )
-        }
-    }
-
-    #[test]
-    #[ignore]
-    fn sum_schedule_speed() {
-        let (Some(k), Some(c)) = (
-            f64::table_for(crate::Tier::Avx512),
-            crate::ceiling::ceilings_for(crate::Tier::Avx512),
-        ) else {
-            return;
+    /// The lane-sequential sum of `$t` with `$isa`'s vectors.
+    macro_rules! lane_sequential {
+        ($name:ident, $t:ty, $isa:ty, $feature:literal) => {
+            #[target_feature(enable = $feature)]
+            fn $name(a: &[$t]) -> $t {
+                type V = <$t as Element>::Vector<$isa>;
+                let p = a.as_ptr();
+                // SAFETY: the features are enabled here; `canonical` reads inside `a`.
+                unsafe {
+                    canonical::<V>(
+                        a.len(),
+                        -0.0,
+                        |acc, at, r| V::add(acc, load_upto::<V>(p.add(at), r, -0.0)),
+                        |x, y| V::add(x, y),
+                        |x, y| x + y,
+                    )
+                }
+            }
         };
-        // SAFETY: the AVX-512 table exists, so this host has the tier's features.
-        let lane = |a: &[f64]| unsafe { lane_sequential(a) };
-        for n in [
-            1 << 14,
-            1 << 18,
-            1 << 21,
-            1 << 22,
-            1 << 23,
-            1 << 24,
-            1 << 25,
+    }
+    lane_sequential!(
+        f64_avx512,
+        f64,
+        Avx512,
+        "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"
+    );
+    lane_sequential!(
+        f32_avx512,
+        f32,
+        Avx512,
+        "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"
+    );
+    lane_sequential!(f64_avx2, f64, Avx2, "avx2,fma");
+    lane_sequential!(f32_avx2, f32, Avx2, "avx2,fma");
+
+    /// Times `T`'s sum at `tier` against `lane` and `read` over operands of 128 KiB
+    /// to 256 MiB, each round in a rotated order.
+    fn schedules<T: KernelElement + Arith + PartialEq>(
+        tier: Tier,
+        lane: impl Fn(&[T]) -> T,
+        read: impl Fn(&[T]),
+        of: impl Fn(usize) -> T,
+    ) {
+        let k = T::table_for(tier).expect("the tier is available");
+        let size = std::mem::size_of::<T>();
+        for bytes in [
+            128 << 10,
+            2 << 20,
+            16 << 20,
+            32 << 20,
+            64 << 20,
+            128 << 20,
+            256 << 20,
         ] {
+            let n = bytes / size;
             // Huge-page backed, as arrays are.
-            let mut buf = crate::mem::Aligned::filled(n, 0.0f64);
+            let mut buf = crate::mem::Aligned::filled(n, of(0));
             for (i, x) in buf.payload_mut().iter_mut().enumerate() {
-                *x = (i % 1000) as f64 / 1024.0;
+                *x = of(i);
             }
             let a = buf.payload();
             // The answer before the clock: the oracle's bits.
-            assert_eq!((k.sum)(a).to_bits(), scalar::sum(a).to_bits(), "n {n}");
-            let reps = if n > 1 << 23 {
+            assert!((k.sum)(a) == scalar::sum(a), "{tier} n {n}");
+            let reps = if bytes > 64 << 20 {
                 40
-            } else if n > 1 << 20 {
+            } else if bytes > 8 << 20 {
                 200
             } else {
                 3000
@@ -1050,9 +1074,9 @@ mod schedule_speed {
                     let which = (j + rep) % 3;
                     let s = std::time::Instant::now();
                     match which {
-                        0 => drop(black_box((k.sum)(black_box(a)))),
-                        1 => drop(black_box(lane(black_box(a)))),
-                        _ => drop(black_box((c.read_f64)(black_box(a)))),
+                        0 => _ = black_box((k.sum)(black_box(a))),
+                        1 => _ = black_box(lane(black_box(a))),
+                        _ => read(black_box(a)),
                     }
                     t[which].push(s.elapsed().as_secs_f64());
                 }
@@ -1063,15 +1087,60 @@ mod schedule_speed {
             };
             let (ours, lane, read) = (med(&mut t[0]), med(&mut t[1]), med(&mut t[2]));
             println!(
-                "n {n:>9} ({:>4} MiB, {}): sum {:>9.1} us, lane-sequential {:>9.1} us, read {:>9.1} us; \
-                 sum / lane-sequential speed {:.3}, of the read {:.3}",
-                (n * 8) >> 20,
-                if n * 8 <= run_max_bytes() { "runs of 8 groups" } else { "groups" },
+                "{tier} {} n {n:>9} ({:>4} MiB, {}): sum {:>9.1} us, lane-sequential {:>9.1} us, \
+                 read {:>9.1} us; sum / lane-sequential speed {:.3}, of the read {:.3}",
+                std::any::type_name::<T>(),
+                bytes >> 20,
+                if bytes <= run_max_bytes() {
+                    "runs of 8 groups"
+                } else {
+                    "groups"
+                },
                 ours * 1e6,
                 lane * 1e6,
                 read * 1e6,
                 lane / ours,
                 read / ours
+            );
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn sum_schedule_speed() {
+        let tiers = crate::available_tiers();
+        let value = |i: usize| (i % 1000) as f64 / 1024.0;
+        if tiers.contains(&Tier::Avx512) {
+            let c = crate::ceiling::ceilings_for(Tier::Avx512).unwrap();
+            // SAFETY: the AVX-512 tier is available, so this host has its features.
+            schedules(
+                Tier::Avx512,
+                |a| unsafe { f64_avx512(a) },
+                |a| _ = black_box((c.read_f64)(a)),
+                value,
+            );
+            // SAFETY: as above.
+            schedules(
+                Tier::Avx512,
+                |a| unsafe { f32_avx512(a) },
+                |a| _ = black_box((c.read_f32)(a)),
+                |i| value(i) as f32,
+            );
+        } else if tiers.contains(&Tier::Avx2) {
+            let c = crate::ceiling::ceilings_for(Tier::Avx2).unwrap();
+            // SAFETY: the AVX2 tier is available, so this host has AVX2 and FMA.
+            schedules(
+                Tier::Avx2,
+                |a| unsafe { f64_avx2(a) },
+                |a| _ = black_box((c.read_f64)(a)),
+                value,
+            );
+            // SAFETY: as above.
+            schedules(
+                Tier::Avx2,
+                |a| unsafe { f32_avx2(a) },
+                |a| _ = black_box((c.read_f32)(a)),
+                |i| value(i) as f32,
             );
         }
     }
