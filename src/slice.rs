@@ -303,11 +303,16 @@ impl<S: Data> ArrayBase<S> {
             .filter(|a| matches!(a, SliceArg::Index(_)))
             .count();
         check_ndim(self.ndim() - indices + new_axes)?;
-        let empty = self.is_empty();
+        // The lists read once: each index into `self.dim` or `self.strides` is a
+        // match on the inline/heap variant, and this runs per row in a hot loop.
+        let (shape, st) = (self.shape(), self.strides());
+        let empty = shape.contains(&0);
         // Built inline (no heap below the inline rank): a view in a hot loop must
         // not allocate.
         let mut dim = Dim::filled(0, 0);
         let mut strides = Strides::filled(0, 0);
+        // Whether the result has a zero-length axis (then it reaches no element).
+        let mut zero = false;
         let mut offset = self.offset as isize;
         let mut ax = 0;
         for arg in args {
@@ -317,7 +322,7 @@ impl<S: Data> ArrayBase<S> {
                     strides.push(0);
                 }
                 SliceArg::Index(i) => {
-                    let len = self.dim[ax];
+                    let len = shape[ax];
                     // i128: exact for every isize index and usize length.
                     let j = if i < 0 {
                         i as i128 + len as i128
@@ -328,12 +333,12 @@ impl<S: Data> ArrayBase<S> {
                         return Err(Error::SliceOutOfRange {
                             axis: ax,
                             index: i,
-                            shape: self.shape().to_vec(),
+                            shape: shape.to_vec(),
                         });
                     }
                     // An empty array keeps its offset (below), so skip the arithmetic.
                     if !empty {
-                        offset = step_offset(offset, j as usize, self.strides[ax], self.shape())?;
+                        offset = step_offset(offset, j as usize, st[ax], shape)?;
                     }
                     ax += 1;
                 }
@@ -341,14 +346,14 @@ impl<S: Data> ArrayBase<S> {
                     if step == 0 {
                         return Err(Error::InvalidArgument(format!(
                             "slice step cannot be zero (axis {ax} of shape {})",
-                            crate::error::ShapeFmt(self.shape())
+                            crate::error::ShapeFmt(shape)
                         )));
                     }
-                    let (first, count) = adjust_slice(start, stop, step, self.dim[ax]);
+                    let (first, count) = adjust_slice(start, stop, step, shape[ax]);
                     if count > 0 && !empty {
-                        offset = step_offset(offset, first, self.strides[ax], self.shape())?;
+                        offset = step_offset(offset, first, st[ax], shape)?;
                     }
-                    let stride = self.strides[ax];
+                    let stride = st[ax];
                     // With one element (or none) the step is never taken; keeping the
                     // old stride spares `stride * isize::MAX` its overflow. Otherwise
                     // the product spans elements that exist, so it fits, unless the
@@ -357,21 +362,23 @@ impl<S: Data> ArrayBase<S> {
                         (false, _) => stride,
                         (true, Some(s)) => s,
                         (true, None) if empty => 0,
-                        (true, None) => return Err(overflow(self.shape())),
+                        (true, None) => return Err(overflow(shape)),
                     };
+                    zero |= count == 0;
                     dim.push(count);
                     strides.push(stride);
                     ax += 1;
                 }
             }
         }
-        for k in ax..self.ndim() {
-            dim.push(self.dim[k]);
-            strides.push(self.strides[k]);
+        for (&d, &s) in shape[ax..].iter().zip(&st[ax..]) {
+            zero |= d == 0;
+            dim.push(d);
+            strides.push(s);
         }
         // An empty result reaches no element; keep the offset where it is valid.
-        let offset = if !dim.contains(&0) {
-            usize::try_from(offset).map_err(|_| overflow(self.shape()))?
+        let offset = if !zero {
+            usize::try_from(offset).map_err(|_| overflow(shape))?
         } else {
             self.offset
         };

@@ -62,11 +62,14 @@ unsafe fn canonical_vector<V: FloatVector>(
         }
         debug_assert_eq!(i, whole);
         // The tail: whole vectors, then at most one partial one (constant indices, so
-        // the accumulators stay in registers).
-        for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
-            let at = whole + k * V::N;
-            if at < n {
-                *acc = step(*acc, at, V::N.min(n - at));
+        // the accumulators stay in registers). Skipped as a whole when there is none:
+        // its eight checks were a third of a 64-element sum's instructions.
+        if whole < n {
+            for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
+                let at = whole + k * V::N;
+                if at < n {
+                    *acc = step(*acc, at, V::N.min(n - at));
+                }
             }
         }
         let mut width = k_n;
