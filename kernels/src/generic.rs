@@ -1111,40 +1111,27 @@ mod schedule_speed {
     #[test]
     #[ignore]
     fn sum_schedule_speed() {
+        type Lanes = (Tier, unsafe fn(&[f64]) -> f64, unsafe fn(&[f32]) -> f32);
         let tiers = crate::available_tiers();
-        let value = |i: usize| (i % 1000) as f64 / 1024.0;
-        if tiers.contains(&Tier::Avx512) {
-            let c = crate::ceiling::ceilings_for(Tier::Avx512).unwrap();
-            // SAFETY: the AVX-512 tier is available, so this host has its features.
-            schedules(
-                Tier::Avx512,
-                |a| unsafe { f64_avx512(a) },
-                |a| _ = black_box((c.read_f64)(a)),
-                value,
-            );
-            // SAFETY: as above.
-            schedules(
-                Tier::Avx512,
-                |a| unsafe { f32_avx512(a) },
-                |a| _ = black_box((c.read_f32)(a)),
-                |i| value(i) as f32,
-            );
+        let (tier, lane64, lane32): Lanes = if tiers.contains(&Tier::Avx512) {
+            (Tier::Avx512, f64_avx512, f32_avx512)
         } else if tiers.contains(&Tier::Avx2) {
-            let c = crate::ceiling::ceilings_for(Tier::Avx2).unwrap();
-            // SAFETY: the AVX2 tier is available, so this host has AVX2 and FMA.
-            schedules(
-                Tier::Avx2,
-                |a| unsafe { f64_avx2(a) },
-                |a| _ = black_box((c.read_f64)(a)),
-                value,
-            );
-            // SAFETY: as above.
-            schedules(
-                Tier::Avx2,
-                |a| unsafe { f32_avx2(a) },
-                |a| _ = black_box((c.read_f32)(a)),
-                |i| value(i) as f32,
-            );
-        }
+            (Tier::Avx2, f64_avx2, f32_avx2)
+        } else {
+            return;
+        };
+        let c = crate::ceiling::ceilings_for(tier).unwrap();
+        let value = |i: usize| (i % 1000) as f64 / 1024.0;
+        // SAFETY: `tier` is available, so this host has the features `lane64` enables.
+        let sum64 = |a: &[f64]| unsafe { lane64(a) };
+        // SAFETY: as above, for `lane32`.
+        let sum32 = |a: &[f32]| unsafe { lane32(a) };
+        schedules(tier, sum64, |a| _ = black_box((c.read_f64)(a)), value);
+        schedules(
+            tier,
+            sum32,
+            |a| _ = black_box((c.read_f32)(a)),
+            |i| value(i) as f32,
+        );
     }
 }
