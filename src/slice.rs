@@ -311,8 +311,6 @@ impl<S: Data> ArrayBase<S> {
         // not allocate.
         let mut dim = Dim::filled(0, 0);
         let mut strides = Strides::filled(0, 0);
-        // Whether the result has a zero-length axis (then it reaches no element).
-        let mut zero = false;
         let mut offset = self.offset as isize;
         let mut ax = 0;
         for arg in args {
@@ -364,7 +362,6 @@ impl<S: Data> ArrayBase<S> {
                         (true, None) if empty => 0,
                         (true, None) => return Err(overflow(shape)),
                     };
-                    zero |= count == 0;
                     dim.push(count);
                     strides.push(stride);
                     ax += 1;
@@ -372,12 +369,11 @@ impl<S: Data> ArrayBase<S> {
             }
         }
         for (&d, &s) in shape[ax..].iter().zip(&st[ax..]) {
-            zero |= d == 0;
             dim.push(d);
             strides.push(s);
         }
         // An empty result reaches no element; keep the offset where it is valid.
-        let offset = if !zero {
+        let offset = if !dim.contains(&0) {
             usize::try_from(offset).map_err(|_| overflow(shape))?
         } else {
             self.offset
