@@ -172,30 +172,40 @@ for (ty, prec, mant, nbits, fmt, bits, deg) in [
     emit_array(f"EXP_{T}_POLY", ty, [fmt(x) for x in c],
                f"expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / {2 * N}.")
 
-# exp f64 for AVX-512: the same with N = 16, so each table is one two-register
-# permute; |r| <= ln2 / 32 takes one more polynomial term.
+# exp with N = 16, so each table is one two-register permute: f64 on AVX-512,
+# f32 on AVX2 (two VPERMPS and a blend, where the 32-entry table takes gathers).
+# |r| <= ln2 / 32 takes one more polynomial term.
 N = 16
-ents, tails = [], []
-for j in range(N):
-    v = mp.mpf(2) ** (mp.mpf(j) / N)
-    hi = f64(v)
-    ents.append(f"0x{(bits64(hi) - (j << 48)) % (1 << 64):016x}")
-    tails.append(fmt64(f64((v - mp.mpf(hi)) / mp.mpf(hi))))
-emit_array("EXP16_F64_SCALE", "u64", ents, "Bits of 2^(j/16) rounded to f64, minus j << 48.")
-emit_array("EXP16_F64_TAIL", "f64", tails, "(2^(j/16) - rounded) / rounded, rounded to f64.")
-emit_const("EXP16_F64_N_LN2", "f64", fmt64(f64(N / LN2)), "16 / ln 2.")
-e = int(mp.floor(mp.log(LN2 / N, 2)))
-step = mp.mpf(2) ** (e - (53 - 16) + 1)
-hi = on_grid(LN2 / N, step)
-emit_const("EXP16_F64_LN2_N_HI", "f64", fmt64(f64(hi)), "ln 2 / 16, its leading bits (k * this is exact).")
-emit_const("EXP16_F64_LN2_N_LO", "f64", fmt64(f64(LN2 / N - hi)), "ln 2 / 16 - the leading bits.")
-R = LN2 / (2 * N) * mp.mpf("1.01")
-g = lambda t: (mp.expm1(t) - t) / t**2
-c = fit(g, -R, R, 5, f64)
-report("exp16 f64 poly deg 7",
-       max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
-emit_array("EXP16_F64_POLY", "f64", [fmt64(x) for x in c],
-           "expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 32.")
+for (ty, prec, mant, fmt, bits, deg, kbits) in [
+    ("f64", 53, 52, fmt64, bits64, 5, 16),
+    ("f32", 24, 23, fmt32, bits32, 2, 13),
+]:
+    rnd = f64 if ty == "f64" else f32
+    T = ty.upper()
+    ut = "u64" if ty == "f64" else "u32"
+    hexw = 16 if ty == "f64" else 8
+    shift = mant - 4
+    ents, tails = [], []
+    for j in range(N):
+        v = mp.mpf(2) ** (mp.mpf(j) / N)
+        hi = rnd(v)
+        ents.append(f"0x{(bits(hi) - (j << shift)) % (1 << (8 * (hexw // 2))):0{hexw}x}")
+        tails.append(fmt(rnd((v - mp.mpf(hi)) / mp.mpf(hi))))
+    emit_array(f"EXP16_{T}_SCALE", ut, ents, f"Bits of 2^(j/16) rounded to {ty}, minus j << {shift}.")
+    emit_array(f"EXP16_{T}_TAIL", ty, tails, f"(2^(j/16) - rounded) / rounded, rounded to {ty}.")
+    emit_const(f"EXP16_{T}_N_LN2", ty, fmt(rnd(N / LN2)), "16 / ln 2.")
+    e = int(mp.floor(mp.log(LN2 / N, 2)))
+    step = mp.mpf(2) ** (e - (prec - kbits) + 1)
+    hi = on_grid(LN2 / N, step)
+    emit_const(f"EXP16_{T}_LN2_N_HI", ty, fmt(rnd(hi)), "ln 2 / 16, its leading bits (k * this is exact).")
+    emit_const(f"EXP16_{T}_LN2_N_LO", ty, fmt(rnd(LN2 / N - hi)), "ln 2 / 16 - the leading bits.")
+    R = LN2 / (2 * N) * mp.mpf("1.01")
+    g = lambda t: (mp.expm1(t) - t) / t**2
+    c = fit(g, -R, R, deg, rnd)
+    report(f"exp16 {ty} poly deg {deg + 2}",
+           max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
+    emit_array(f"EXP16_{T}_POLY", ty, [fmt(x) for x in c],
+               "expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 32.")
 
 # ---------------------------------------------------------------- log ---------
 # x = 2^k z, z in [OFF, 2 OFF) with OFF = 0.6875; z's subinterval i (its top

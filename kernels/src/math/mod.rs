@@ -40,6 +40,9 @@
 //! instructions per vector, the same bound, other last bits. There exp scales
 //! by `vscalefpd` and judges its special lanes by the result (one
 //! `vfpclasspd`), the same bits as the integer scaling where both apply.
+//! On AVX2, f32 exp takes a 16-entry table too (`Exp16F32`: two `vpermps` and
+//! a blend per read, where the 32-entry table's `vgatherdps` took twice the time
+//! on Zen 3) and a degree-4 polynomial.
 //!
 //! Each kernel returns its fast-path result and the lanes that need the oracle
 //! (`Raw`); `map_raw` patches those after each block of vectors, so its
@@ -762,6 +765,38 @@ impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 
     }
 }
 
+/// The 16-entry `f32` table where two vectors hold it (AVX2): each read is two
+/// `vpermps` and a blend ([`FloatVector::lookup2`]) where the 32-entry table
+/// takes a `vgatherdps`, and `|r| <= ln2/32` takes a degree-4 polynomial.
+struct Exp16F32;
+
+impl<V: FloatVector<T = f32, Int: IntVector<T = i32>>> ExpTable<V> for Exp16F32 {
+    const N: f32 = 16.0;
+    const N_LN2: f32 = EXP16_F32_N_LN2;
+    const LN2_N: [f32; 2] = [EXP16_F32_LN2_N_HI, EXP16_F32_LN2_N_LO];
+    const LN2: f32 = EXP2_F32_LN2;
+    const SHIFT: f32 = SHIFT_F32;
+    const LIM: [f32; 2] = [80.0, 120.0];
+    const ABS: i32 = i32::MAX;
+    #[inline(always)]
+    unsafe fn scale(ki: V::Int) -> (V, V) {
+        // SAFETY: the caller's contract; each table has 16 entries, read as two
+        // vectors of 8 (`exp_v32` takes this table only for 8 lanes); `lookup2`
+        // reads only the low 4 bits of an index.
+        unsafe {
+            let t = |p: *const f32| V::lookup2(V::load(p), V::load(p.add(8)), ki);
+            let s = V::to_bits(t(EXP16_F32_SCALE.as_ptr().cast()));
+            let s = V::from_bits(V::Int::add(s, V::Int::shl::<19>(ki)));
+            (s, t(EXP16_F32_TAIL.as_ptr()))
+        }
+    }
+    #[inline(always)]
+    unsafe fn expm1(r: V) -> V {
+        // SAFETY: the caller's contract.
+        unsafe { V::madd(V::mul(r, r), horner_v(&EXP16_F32_POLY, r), r) }
+    }
+}
+
 /// [`exp_f64`] and [`exp_f32`] (`B2` false) or their exp2 (`B2` true) over
 /// vectors with table `E`: the oracles' steps, the lanes that need the careful
 /// way patched by the oracle.
@@ -813,6 +848,26 @@ unsafe fn exp_v64<V: FloatVector<T = f64, Int: IntVector<T = i64>>, const B2: bo
             exp_v::<V, Exp16F64, B2>(x)
         } else {
             exp_v::<V, ExpF64, B2>(x)
+        }
+    }
+}
+
+/// [`exp_v`] for `f32`: the 16-entry table where two vectors hold exactly it
+/// (AVX2), else the 32-entry one (permutes on AVX-512, gathers or lane by lane
+/// elsewhere).
+///
+/// # Safety
+/// The CPU has `V`'s ISA features. Any `x` is fine.
+#[inline(always)]
+unsafe fn exp_v32<V: FloatVector<T = f32, Int: IntVector<T = i32>>, const B2: bool>(
+    x: V,
+) -> Raw<V> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if 2 * V::N == 16 {
+            exp_v::<V, Exp16F32, B2>(x)
+        } else {
+            exp_v::<V, ExpF32, B2>(x)
         }
     }
 }
@@ -1055,8 +1110,8 @@ impl Math for f32 {
         // SAFETY: the caller's contract.
         unsafe {
             match OP {
-                EXP => exp_v::<_, ExpF32, false>(x),
-                EXP2 => exp_v::<_, ExpF32, true>(x),
+                EXP => exp_v32::<_, false>(x),
+                EXP2 => exp_v32::<_, true>(x),
                 EXPM1 => expm1::expm1_v32(x),
                 LOG1P => log1p::log1p_v32(x),
                 TANH => tanh::tanh_v32(x),

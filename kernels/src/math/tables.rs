@@ -239,6 +239,62 @@ pub(crate) static EXP16_F64_POLY: [f64; 6] = [
     f64::from_bits(0x3f2a01b50fa57446),
 ];
 
+/// Bits of 2^(j/16) rounded to f32, minus j << 19.
+pub(crate) static EXP16_F32_SCALE: [u32; 16] = [
+    0x3f800000,
+    0x3f7daac3,
+    0x3f7b95c2,
+    0x3f79c3d3,
+    0x3f7837f0,
+    0x3f76f532,
+    0x3f75fed7,
+    0x3f75583f,
+    0x3f7504f3,
+    0x3f7508a4,
+    0x3f75672a,
+    0x3f76248c,
+    0x3f7744fd,
+    0x3f78ccdf,
+    0x3f7ac0c7,
+    0x3f7d257d,
+];
+
+/// (2^(j/16) - rounded) / rounded, rounded to f32.
+pub(crate) static EXP16_F32_TAIL: [f32; 16] = [
+    f32::from_bits(0x00000000),
+    f32::from_bits(0x3346cb6a),
+    f32::from_bits(0xb24e0611),
+    f32::from_bits(0x334b2482),
+    f32::from_bits(0x33092801),
+    f32::from_bits(0x331b85f2),
+    f32::from_bits(0xb3051aa8),
+    f32::from_bits(0xb2006c56),
+    f32::from_bits(0x329302ae),
+    f32::from_bits(0xb302e5a2),
+    f32::from_bits(0x31b3d0e5),
+    f32::from_bits(0x31d1daf2),
+    f32::from_bits(0xb27ce182),
+    f32::from_bits(0xb1b4b0da),
+    f32::from_bits(0xb1d290be),
+    f32::from_bits(0x31b0a147),
+];
+
+/// 16 / ln 2.
+pub(crate) const EXP16_F32_N_LN2: f32 = f32::from_bits(0x41b8aa3b);
+
+/// ln 2 / 16, its leading bits (k * this is exact).
+pub(crate) const EXP16_F32_LN2_N_HI: f32 = f32::from_bits(0x3d318000);
+
+/// ln 2 / 16 - the leading bits.
+pub(crate) const EXP16_F32_LN2_N_LO: f32 = f32::from_bits(0xb75e8083);
+
+/// expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 32.
+pub(crate) static EXP16_F32_POLY: [f32; 3] = [
+    f32::from_bits(0x3f000000),
+    f32::from_bits(0x3e2aab73),
+    f32::from_bits(0x3d2aab3f),
+];
+
 /// 1 / c_i rounded, c_i the center of subinterval i of 32.
 pub(crate) static LOG_F64_INVC: [f64; 32] = [
     f64::from_bits(0x3ff702e05c0b8170),

@@ -47,6 +47,47 @@ fn exp_tables_are_powers_of_two_to_double_double_precision() {
 }
 
 #[test]
+fn exp16_tables_are_powers_of_two_to_their_precision() {
+    for j in 0..16u64 {
+        let hi = f64::from_bits(EXP16_F64_SCALE[j as usize].wrapping_add(j << 48));
+        let v = (hi, hi * EXP16_F64_TAIL[j as usize]);
+        // (2^(j/16))^16 = 2^j: four squarings.
+        let mut p = v;
+        for _ in 0..4 {
+            p = dd_mul(p, p);
+        }
+        let want = 2f64.powi(j as i32);
+        let rel = ((p.0 - want) + p.1) / want;
+        assert!(rel.abs() < 2f64.powi(-95), "exp16 f64 entry {j}: {rel:e}");
+        let h32 = f32::from_bits(EXP16_F32_SCALE[j as usize].wrapping_add((j as u32) << 19));
+        assert_eq!(h32, v.0 as f32, "exp16 f32 entry {j}");
+        let t32 = ((v.0 - h32 as f64) + v.1) / h32 as f64;
+        assert_eq!(EXP16_F32_TAIL[j as usize], t32 as f32, "exp16 f32 tail {j}");
+    }
+    let l = std::f64::consts::LN_2 / 16.0;
+    assert!((EXP16_F64_LN2_N_HI + EXP16_F64_LN2_N_LO - l).abs() <= l * f64::EPSILON);
+    assert_eq!(
+        EXP16_F64_LN2_N_HI.to_bits() & 0xffff,
+        0,
+        "k * hi must be exact"
+    );
+    assert!((EXP16_F64_N_LN2 - 1.0 / l).abs() <= f64::EPSILON * 32.0);
+    // f32: |k| < 2^13, so hi keeps at most 11 significant bits.
+    let s = EXP16_F32_LN2_N_HI as f64 + EXP16_F32_LN2_N_LO as f64;
+    let lo = EXP16_F32_LN2_N_LO.abs() as f64;
+    assert!(
+        (s - l).abs() <= lo * 2f64.powi(-24),
+        "f32 ln2/16 split: lo rounded"
+    );
+    assert_eq!(
+        EXP16_F32_LN2_N_HI.to_bits() & 0x1fff,
+        0,
+        "f32 k * hi must be exact"
+    );
+    assert_eq!(EXP16_F32_N_LN2, (1.0 / l) as f32);
+}
+
+#[test]
 fn log_tables_hold_inverse_centers_and_their_logs() {
     for i in 0..32 {
         let (a, w) = if i < 20 {
