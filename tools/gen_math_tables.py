@@ -175,37 +175,40 @@ for (ty, prec, mant, nbits, fmt, bits, deg) in [
 # exp with N = 16, so each table is one two-register permute: f64 on AVX-512,
 # f32 on AVX2 (two VPERMPS and a blend, where the 32-entry table takes gathers).
 # |r| <= ln2 / 32 takes one more polynomial term.
-N = 16
-for (ty, prec, mant, fmt, bits, deg, kbits) in [
-    ("f64", 53, 52, fmt64, bits64, 5, 16),
-    ("f32", 24, 23, fmt32, bits32, 2, 13),
+# And f64 with N = 8 for AVX2, where two vectors of 4 hold the table: |r| <=
+# ln2 / 16 takes a degree-8 polynomial.
+for (N, ty, prec, mant, fmt, bits, deg, kbits) in [
+    (16, "f64", 53, 52, fmt64, bits64, 5, 16),
+    (16, "f32", 24, 23, fmt32, bits32, 2, 13),
+    (8, "f64", 53, 52, fmt64, bits64, 6, 16),
 ]:
     rnd = f64 if ty == "f64" else f32
     T = ty.upper()
     ut = "u64" if ty == "f64" else "u32"
     hexw = 16 if ty == "f64" else 8
-    shift = mant - 4
+    nb = N.bit_length() - 1
+    shift = mant - nb
     ents, tails = [], []
     for j in range(N):
         v = mp.mpf(2) ** (mp.mpf(j) / N)
         hi = rnd(v)
         ents.append(f"0x{(bits(hi) - (j << shift)) % (1 << (8 * (hexw // 2))):0{hexw}x}")
         tails.append(fmt(rnd((v - mp.mpf(hi)) / mp.mpf(hi))))
-    emit_array(f"EXP16_{T}_SCALE", ut, ents, f"Bits of 2^(j/16) rounded to {ty}, minus j << {shift}.")
-    emit_array(f"EXP16_{T}_TAIL", ty, tails, f"(2^(j/16) - rounded) / rounded, rounded to {ty}.")
-    emit_const(f"EXP16_{T}_N_LN2", ty, fmt(rnd(N / LN2)), "16 / ln 2.")
+    emit_array(f"EXP{N}_{T}_SCALE", ut, ents, f"Bits of 2^(j/{N}) rounded to {ty}, minus j << {shift}.")
+    emit_array(f"EXP{N}_{T}_TAIL", ty, tails, f"(2^(j/{N}) - rounded) / rounded, rounded to {ty}.")
+    emit_const(f"EXP{N}_{T}_N_LN2", ty, fmt(rnd(N / LN2)), f"{N} / ln 2.")
     e = int(mp.floor(mp.log(LN2 / N, 2)))
     step = mp.mpf(2) ** (e - (prec - kbits) + 1)
     hi = on_grid(LN2 / N, step)
-    emit_const(f"EXP16_{T}_LN2_N_HI", ty, fmt(rnd(hi)), "ln 2 / 16, its leading bits (k * this is exact).")
-    emit_const(f"EXP16_{T}_LN2_N_LO", ty, fmt(rnd(LN2 / N - hi)), "ln 2 / 16 - the leading bits.")
+    emit_const(f"EXP{N}_{T}_LN2_N_HI", ty, fmt(rnd(hi)), f"ln 2 / {N}, its leading bits (k * this is exact).")
+    emit_const(f"EXP{N}_{T}_LN2_N_LO", ty, fmt(rnd(LN2 / N - hi)), f"ln 2 / {N} - the leading bits.")
     R = LN2 / (2 * N) * mp.mpf("1.01")
     g = lambda t: (mp.expm1(t) - t) / t**2
     c = fit(g, -R, R, deg, rnd)
-    report(f"exp16 {ty} poly deg {deg + 2}",
+    report(f"exp{N} {ty} poly deg {deg + 2}",
            max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
-    emit_array(f"EXP16_{T}_POLY", ty, [fmt(x) for x in c],
-               "expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 32.")
+    emit_array(f"EXP{N}_{T}_POLY", ty, [fmt(x) for x in c],
+               f"expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / {2 * N}.")
 
 # ---------------------------------------------------------------- log ---------
 # x = 2^k z, z in [OFF, 2 OFF) with OFF = 0.6875; z's subinterval i (its top

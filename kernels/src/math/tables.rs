@@ -295,6 +295,50 @@ pub(crate) static EXP16_F32_POLY: [f32; 3] = [
     f32::from_bits(0x3d2aab3f),
 ];
 
+/// Bits of 2^(j/8) rounded to f64, minus j << 49.
+pub(crate) static EXP8_F64_SCALE: [u64; 8] = [
+    0x3ff0000000000000,
+    0x3fef72b83c7d517b,
+    0x3fef06fe0a31b715,
+    0x3feebfdad5362a27,
+    0x3feea09e667f3bcd,
+    0x3feeace5422aa0db,
+    0x3feee89f995ad3ad,
+    0x3fef5818dcfba487,
+];
+
+/// (2^(j/8) - rounded) / rounded, rounded to f64.
+pub(crate) static EXP8_F64_TAIL: [f64; 8] = [
+    f64::from_bits(0x0000000000000000),
+    f64::from_bits(0xbc801b15eaa59348),
+    f64::from_bits(0x3c834d754db0abb6),
+    f64::from_bits(0x3c7690cebb7aafb0),
+    f64::from_bits(0xbc93b3efbf5e2228),
+    f64::from_bits(0x3c8db72fc1f0eab4),
+    f64::from_bits(0x3c8c1a7792cb3387),
+    f64::from_bits(0x3c74a385a63d07a7),
+];
+
+/// 8 / ln 2.
+pub(crate) const EXP8_F64_N_LN2: f64 = f64::from_bits(0x40271547652b82fe);
+
+/// ln 2 / 8, its leading bits (k * this is exact).
+pub(crate) const EXP8_F64_LN2_N_HI: f64 = f64::from_bits(0x3fb62e42fefa0000);
+
+/// ln 2 / 8 - the leading bits.
+pub(crate) const EXP8_F64_LN2_N_LO: f64 = f64::from_bits(0x3d4cf79abc9e3b3a);
+
+/// expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / 16.
+pub(crate) static EXP8_F64_POLY: [f64; 7] = [
+    f64::from_bits(0x3fe0000000000000),
+    f64::from_bits(0x3fc55555555555a2),
+    f64::from_bits(0x3fa555555555558a),
+    f64::from_bits(0x3f81111110c322db),
+    f64::from_bits(0x3f56c16c167128ad),
+    f64::from_bits(0x3f2a01ef7af95c73),
+    f64::from_bits(0x3efa01e6203db33b),
+];
+
 /// 1 / c_i rounded, c_i the center of subinterval i of 32.
 pub(crate) static LOG_F64_INVC: [f64; 32] = [
     f64::from_bits(0x3ff702e05c0b8170),

@@ -88,6 +88,29 @@ fn exp16_tables_are_powers_of_two_to_their_precision() {
 }
 
 #[test]
+fn exp8_f64_table_is_powers_of_two_to_double_double_precision() {
+    for j in 0..8u64 {
+        let hi = f64::from_bits(EXP8_F64_SCALE[j as usize].wrapping_add(j << 49));
+        // (2^(j/8))^8 = 2^j: three squarings.
+        let mut p = (hi, hi * EXP8_F64_TAIL[j as usize]);
+        for _ in 0..3 {
+            p = dd_mul(p, p);
+        }
+        let want = 2f64.powi(j as i32);
+        let rel = ((p.0 - want) + p.1) / want;
+        assert!(rel.abs() < 2f64.powi(-95), "exp8 f64 entry {j}: {rel:e}");
+    }
+    let l = std::f64::consts::LN_2 / 8.0;
+    assert!((EXP8_F64_LN2_N_HI + EXP8_F64_LN2_N_LO - l).abs() <= l * f64::EPSILON);
+    assert_eq!(
+        EXP8_F64_LN2_N_HI.to_bits() & 0xffff,
+        0,
+        "k * hi must be exact"
+    );
+    assert!((EXP8_F64_N_LN2 - 1.0 / l).abs() <= f64::EPSILON * 16.0);
+}
+
+#[test]
 fn log_tables_hold_inverse_centers_and_their_logs() {
     for i in 0..32 {
         let (a, w) = if i < 20 {
