@@ -133,81 +133,48 @@ LN2 = mp.log(2)
 # rounded bits minus j << (mantissa bits - log2 N) (so adding k's bits shifted by
 # that amount both selects the exponent and cancels the index bits), and the
 # rounding error of that entry, relative: tail = (2^(j/N) - hi) / hi.
-for (ty, prec, mant, nbits, fmt, bits, deg) in [
-    ("f64", 53, 52, 5, fmt64, bits64, 4),
-    ("f32", 24, 23, 5, fmt32, bits32, 1),
-]:
-    N = 1 << nbits
-    rnd = f64 if ty == "f64" else f32
-    T = ty.upper()
-    ut = "u64" if ty == "f64" else "u32"
-    hexw = 16 if ty == "f64" else 8
-    shift = mant - nbits
-    ents = []
-    tails = []
-    for j in range(N):
-        v = mp.mpf(2) ** (mp.mpf(j) / N)
-        hi = rnd(v)
-        ents.append(f"0x{(bits(hi) - (j << shift)) % (1 << (8 * (hexw // 2))):0{hexw}x}")
-        tails.append(fmt(rnd((v - mp.mpf(hi)) / mp.mpf(hi))))
-    emit_array(f"EXP_{T}_SCALE", ut, ents,
-               f"Bits of 2^(j/{N}) rounded to {ty}, minus j << {shift}.")
-    emit_array(f"EXP_{T}_TAIL", ty, tails,
-               f"(2^(j/{N}) - rounded) / rounded, rounded to {ty}.")
-    emit_const(f"EXP_{T}_N_LN2", ty, fmt(rnd(N / LN2)), f"{N} / ln 2.")
-    # ln2/N split: hi with few enough bits that k * hi is exact for every k of a
-    # finite result (|k| < 2^16 for f64, 2^13 for f32).
-    kbits = 16 if ty == "f64" else 13
-    e = int(mp.floor(mp.log(LN2 / N, 2)))
-    step = mp.mpf(2) ** (e - (prec - kbits) + 1)
-    hi = on_grid(LN2 / N, step)
-    emit_const(f"EXP_{T}_LN2_N_HI", ty, fmt(rnd(hi)), f"ln 2 / {N}, its leading bits (k * this is exact).")
-    emit_const(f"EXP_{T}_LN2_N_LO", ty, fmt(rnd(LN2 / N - hi)), f"ln 2 / {N} - the leading bits.")
-    # expm1(r) ~ r + r^2 * (c0 + c1 r + ...) on |r| <= ln2 / 2N (a little over).
-    R = LN2 / (2 * N) * mp.mpf("1.01")
-    g = lambda t: (mp.expm1(t) - t) / t**2
-    c = fit(g, -R, R, deg, rnd)
-    report(f"exp {ty} poly deg {deg + 2}",
-           max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
-    emit_array(f"EXP_{T}_POLY", ty, [fmt(x) for x in c],
-               f"expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / {2 * N}.")
-
-# exp with N = 16, so each table is one two-register permute: f64 on AVX-512,
-# f32 on AVX2 (two VPERMPS and a blend, where the 32-entry table takes gathers).
-# |r| <= ln2 / 32 takes one more polynomial term.
-# And f64 with N = 8 for AVX2, where two vectors of 4 hold the table: |r| <=
-# ln2 / 16 takes a degree-8 polynomial.
+#
+# N = 32: the scalar oracles, and the vectors that read the table by gathers.
+# N = 16, so each table is one two-register permute: f64 on AVX-512, f32 on AVX2
+# (two VPERMPS and a blend, where the 32-entry table takes gathers); |r| <= ln2 /
+# 32 takes one more polynomial term. N = 8 for f64 on AVX2, where two vectors of
+# 4 hold the table: |r| <= ln2 / 16 takes a degree-8 polynomial.
+# ln2/N split: hi with few enough bits that k * hi is exact for every k of a
+# finite result (|k| < 2^kbits: 2^16 for f64, 2^13 for f32).
 for (N, ty, prec, mant, fmt, bits, deg, kbits) in [
+    (32, "f64", 53, 52, fmt64, bits64, 4, 16),
+    (32, "f32", 24, 23, fmt32, bits32, 1, 13),
     (16, "f64", 53, 52, fmt64, bits64, 5, 16),
     (16, "f32", 24, 23, fmt32, bits32, 2, 13),
     (8, "f64", 53, 52, fmt64, bits64, 6, 16),
 ]:
     rnd = f64 if ty == "f64" else f32
     T = ty.upper()
+    P = "EXP" if N == 32 else f"EXP{N}"
     ut = "u64" if ty == "f64" else "u32"
     hexw = 16 if ty == "f64" else 8
-    nb = N.bit_length() - 1
-    shift = mant - nb
+    shift = mant - (N.bit_length() - 1)
     ents, tails = [], []
     for j in range(N):
         v = mp.mpf(2) ** (mp.mpf(j) / N)
         hi = rnd(v)
         ents.append(f"0x{(bits(hi) - (j << shift)) % (1 << (8 * (hexw // 2))):0{hexw}x}")
         tails.append(fmt(rnd((v - mp.mpf(hi)) / mp.mpf(hi))))
-    emit_array(f"EXP{N}_{T}_SCALE", ut, ents, f"Bits of 2^(j/{N}) rounded to {ty}, minus j << {shift}.")
-    emit_array(f"EXP{N}_{T}_TAIL", ty, tails, f"(2^(j/{N}) - rounded) / rounded, rounded to {ty}.")
-    emit_const(f"EXP{N}_{T}_N_LN2", ty, fmt(rnd(N / LN2)), f"{N} / ln 2.")
+    emit_array(f"{P}_{T}_SCALE", ut, ents, f"Bits of 2^(j/{N}) rounded to {ty}, minus j << {shift}.")
+    emit_array(f"{P}_{T}_TAIL", ty, tails, f"(2^(j/{N}) - rounded) / rounded, rounded to {ty}.")
+    emit_const(f"{P}_{T}_N_LN2", ty, fmt(rnd(N / LN2)), f"{N} / ln 2.")
     e = int(mp.floor(mp.log(LN2 / N, 2)))
     step = mp.mpf(2) ** (e - (prec - kbits) + 1)
     hi = on_grid(LN2 / N, step)
-    emit_const(f"EXP{N}_{T}_LN2_N_HI", ty, fmt(rnd(hi)), f"ln 2 / {N}, its leading bits (k * this is exact).")
-    emit_const(f"EXP{N}_{T}_LN2_N_LO", ty, fmt(rnd(LN2 / N - hi)), f"ln 2 / {N} - the leading bits.")
+    emit_const(f"{P}_{T}_LN2_N_HI", ty, fmt(rnd(hi)), f"ln 2 / {N}, its leading bits (k * this is exact).")
+    emit_const(f"{P}_{T}_LN2_N_LO", ty, fmt(rnd(LN2 / N - hi)), f"ln 2 / {N} - the leading bits.")
+    # expm1(r) ~ r + r^2 * (c0 + c1 r + ...) on |r| <= ln2 / 2N (a little over).
     R = LN2 / (2 * N) * mp.mpf("1.01")
     g = lambda t: (mp.expm1(t) - t) / t**2
     c = fit(g, -R, R, deg, rnd)
-    report(f"exp{N} {ty} poly deg {deg + 2}",
+    report(f"exp N={N} {ty} poly deg {deg + 2}",
            max_rel_err(lambda t: mp.expm1(t), [0, 1] + c, -R, R, lambda t: 1 / abs(t)))
-    emit_array(f"EXP{N}_{T}_POLY", ty, [fmt(x) for x in c],
+    emit_array(f"{P}_{T}_POLY", ty, [fmt(x) for x in c],
                f"expm1(r) = r + r^2 * (c0 + c1 r + ...) on |r| <= ln 2 / {2 * N}.")
 
 # ---------------------------------------------------------------- log ---------

@@ -17,97 +17,94 @@ fn dd_mul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
     (s, e - (s - p))
 }
 
-#[test]
-fn exp_tables_are_powers_of_two_to_double_double_precision() {
-    for j in 0..32u64 {
-        let hi = f64::from_bits(EXP_F64_SCALE[j as usize].wrapping_add(j << 47));
-        let v = (hi, hi * EXP_F64_TAIL[j as usize]);
-        // (2^(j/32))^32 = 2^j: five squarings.
+/// One exp table of `N = scale.len()` entries: each `f64` entry and its tail are
+/// `2^(j/N)` to double-double precision (`(2^(j/N))^N = 2^j` by squarings), each
+/// `f32` entry (`f32`: its scale and tail) is that rounded to `f32` with its tail the
+/// rest, `ln2/N` is split so that `k * hi` is exact for every `k` of a finite
+/// result, and `N/ln2` is rounded.
+fn check_exp_table(
+    scale: &[u64],
+    tail: &[f64],
+    f32: Option<(&[u32], &[f32])>,
+    ln2_n: (f64, f64),
+    n_ln2: f64,
+) {
+    let n = scale.len() as u64;
+    let shift = 52 - n.ilog2();
+    for j in 0..n {
+        let hi = f64::from_bits(scale[j as usize].wrapping_add(j << shift));
+        let v = (hi, hi * tail[j as usize]);
         let mut p = v;
-        for _ in 0..5 {
+        for _ in 0..n.ilog2() {
             p = dd_mul(p, p);
         }
         let want = 2f64.powi(j as i32);
         let rel = ((p.0 - want) + p.1) / want;
-        assert!(rel.abs() < 2f64.powi(-95), "exp f64 entry {j}: {rel:e}");
-        // The f32 entry is 2^(j/32) rounded to f32, and its tail the rest.
-        let h32 = f32::from_bits(EXP_F32_SCALE[j as usize].wrapping_add((j as u32) << 18));
-        assert_eq!(h32, v.0 as f32, "exp f32 entry {j}");
-        let t32 = ((v.0 - h32 as f64) + v.1) / h32 as f64;
-        assert_eq!(EXP_F32_TAIL[j as usize], t32 as f32, "exp f32 tail {j}");
+        assert!(rel.abs() < 2f64.powi(-95), "N {n} f64 entry {j}: {rel:e}");
+        if let Some((s32, t32)) = f32 {
+            let h32 = f32::from_bits(s32[j as usize].wrapping_add((j as u32) << (shift - 29)));
+            assert_eq!(h32, v.0 as f32, "N {n} f32 entry {j}");
+            let t = ((v.0 - h32 as f64) + v.1) / h32 as f64;
+            assert_eq!(t32[j as usize], t as f32, "N {n} f32 tail {j}");
+        }
     }
-    let l = std::f64::consts::LN_2 / 32.0;
-    assert!((EXP_F64_LN2_N_HI + EXP_F64_LN2_N_LO - l).abs() <= l * f64::EPSILON);
-    assert_eq!(
-        EXP_F64_LN2_N_HI.to_bits() & 0xffff,
-        0,
-        "k * hi must be exact"
+    let l = std::f64::consts::LN_2 / n as f64;
+    assert!((ln2_n.0 + ln2_n.1 - l).abs() <= l * f64::EPSILON, "N {n}");
+    // |k| < 2^16: hi keeps at most 37 significant bits.
+    assert_eq!(ln2_n.0.to_bits() & 0xffff, 0, "N {n}: k * hi must be exact");
+    assert!(
+        (n_ln2 - 1.0 / l).abs() <= f64::EPSILON * 2.0 * n as f64,
+        "N {n}"
     );
-    assert!((EXP_F64_N_LN2 - 1.0 / l).abs() <= f64::EPSILON * 64.0);
 }
 
-#[test]
-fn exp16_tables_are_powers_of_two_to_their_precision() {
-    for j in 0..16u64 {
-        let hi = f64::from_bits(EXP16_F64_SCALE[j as usize].wrapping_add(j << 48));
-        let v = (hi, hi * EXP16_F64_TAIL[j as usize]);
-        // (2^(j/16))^16 = 2^j: four squarings.
-        let mut p = v;
-        for _ in 0..4 {
-            p = dd_mul(p, p);
-        }
-        let want = 2f64.powi(j as i32);
-        let rel = ((p.0 - want) + p.1) / want;
-        assert!(rel.abs() < 2f64.powi(-95), "exp16 f64 entry {j}: {rel:e}");
-        let h32 = f32::from_bits(EXP16_F32_SCALE[j as usize].wrapping_add((j as u32) << 19));
-        assert_eq!(h32, v.0 as f32, "exp16 f32 entry {j}");
-        let t32 = ((v.0 - h32 as f64) + v.1) / h32 as f64;
-        assert_eq!(EXP16_F32_TAIL[j as usize], t32 as f32, "exp16 f32 tail {j}");
-    }
-    let l = std::f64::consts::LN_2 / 16.0;
-    assert!((EXP16_F64_LN2_N_HI + EXP16_F64_LN2_N_LO - l).abs() <= l * f64::EPSILON);
-    assert_eq!(
-        EXP16_F64_LN2_N_HI.to_bits() & 0xffff,
-        0,
-        "k * hi must be exact"
-    );
-    assert!((EXP16_F64_N_LN2 - 1.0 / l).abs() <= f64::EPSILON * 32.0);
-    // f32: |k| < 2^13, so hi keeps at most 11 significant bits.
-    let s = EXP16_F32_LN2_N_HI as f64 + EXP16_F32_LN2_N_LO as f64;
-    let lo = EXP16_F32_LN2_N_LO.abs() as f64;
+/// The `f32` split of `ln2/N` and `N/ln2`: `|k| < 2^13`, so hi keeps at most 11
+/// significant bits, and lo is the rest rounded.
+fn check_exp_f32_consts(n: u32, ln2_n: (f32, f32), n_ln2: f32) {
+    let l = std::f64::consts::LN_2 / n as f64;
+    let s = ln2_n.0 as f64 + ln2_n.1 as f64;
+    let lo = (ln2_n.1 as f64).abs();
     assert!(
         (s - l).abs() <= lo * 2f64.powi(-24),
-        "f32 ln2/16 split: lo rounded"
+        "N {n}: f32 lo rounded"
     );
     assert_eq!(
-        EXP16_F32_LN2_N_HI.to_bits() & 0x1fff,
+        ln2_n.0.to_bits() & 0x1fff,
         0,
-        "f32 k * hi must be exact"
+        "N {n}: f32 k * hi must be exact"
     );
-    assert_eq!(EXP16_F32_N_LN2, (1.0 / l) as f32);
+    assert_eq!(n_ln2, (1.0 / l) as f32, "N {n}");
 }
 
 #[test]
-fn exp8_f64_table_is_powers_of_two_to_double_double_precision() {
-    for j in 0..8u64 {
-        let hi = f64::from_bits(EXP8_F64_SCALE[j as usize].wrapping_add(j << 49));
-        // (2^(j/8))^8 = 2^j: three squarings.
-        let mut p = (hi, hi * EXP8_F64_TAIL[j as usize]);
-        for _ in 0..3 {
-            p = dd_mul(p, p);
-        }
-        let want = 2f64.powi(j as i32);
-        let rel = ((p.0 - want) + p.1) / want;
-        assert!(rel.abs() < 2f64.powi(-95), "exp8 f64 entry {j}: {rel:e}");
-    }
-    let l = std::f64::consts::LN_2 / 8.0;
-    assert!((EXP8_F64_LN2_N_HI + EXP8_F64_LN2_N_LO - l).abs() <= l * f64::EPSILON);
-    assert_eq!(
-        EXP8_F64_LN2_N_HI.to_bits() & 0xffff,
-        0,
-        "k * hi must be exact"
+fn exp_tables_are_powers_of_two_to_their_precision() {
+    check_exp_table(
+        &EXP_F64_SCALE,
+        &EXP_F64_TAIL,
+        Some((&EXP_F32_SCALE, &EXP_F32_TAIL)),
+        (EXP_F64_LN2_N_HI, EXP_F64_LN2_N_LO),
+        EXP_F64_N_LN2,
     );
-    assert!((EXP8_F64_N_LN2 - 1.0 / l).abs() <= f64::EPSILON * 16.0);
+    check_exp_f32_consts(32, (EXP_F32_LN2_N_HI, EXP_F32_LN2_N_LO), EXP_F32_N_LN2);
+    check_exp_table(
+        &EXP16_F64_SCALE,
+        &EXP16_F64_TAIL,
+        Some((&EXP16_F32_SCALE, &EXP16_F32_TAIL)),
+        (EXP16_F64_LN2_N_HI, EXP16_F64_LN2_N_LO),
+        EXP16_F64_N_LN2,
+    );
+    check_exp_f32_consts(
+        16,
+        (EXP16_F32_LN2_N_HI, EXP16_F32_LN2_N_LO),
+        EXP16_F32_N_LN2,
+    );
+    check_exp_table(
+        &EXP8_F64_SCALE,
+        &EXP8_F64_TAIL,
+        None,
+        (EXP8_F64_LN2_N_HI, EXP8_F64_LN2_N_LO),
+        EXP8_F64_N_LN2,
+    );
 }
 
 #[test]
