@@ -766,73 +766,67 @@ impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 
     }
 }
 
-/// The 8-entry `f64` table where two vectors hold it (AVX2): each read is
-/// [`FloatVector::lookup2`] where the 32-entry table takes a `vgatherqpd`, and
-/// `|r| <= ln2/16` takes a degree-8 polynomial.
-struct Exp8F64;
+/// `$name`: a table of `$n` entries of element `$t` that two vectors hold
+/// (AVX2), each read one [`FloatVector::lookup2`] (two `vpermps` and a blend)
+/// where the 32-entry table takes a gather; an entry's bits plus `k << $sh` (the
+/// mantissa's bits less `log2 $n`) are `2^(k/$n)`'s. `expm1(r)` on
+/// `|r| <= ln2/2$n` by `$eval` (Horner's rule or Estrin's scheme); the other items
+/// as [`ExpTable`] names them.
+macro_rules! exp_table_lookup2 {
+    ($name:ident: $t:ty, bits $int:ident << $sh:literal, n $n:literal, lim $lim:expr,
+     shift $shift:ident, ln2 $ln2:ident, n_ln2 $n_ln2:ident, ln2_n $ln2_n:expr,
+     table $scale:ident $tail:ident, poly $poly:ident by $eval:ident) => {
+        #[doc = concat!("The ", stringify!($n), "-entry `", stringify!($t),
+            "` table where two vectors hold it (AVX2), read by `lookup2`.")]
+        struct $name;
 
-impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp8F64 {
-    const N: f64 = 8.0;
-    const N_LN2: f64 = EXP8_F64_N_LN2;
-    const LN2_N: [f64; 2] = [EXP8_F64_LN2_N_HI, EXP8_F64_LN2_N_LO];
-    const LN2: f64 = EXP2_F64_LN2;
-    const SHIFT: f64 = SHIFT_F64;
-    const LIM: [f64; 2] = [700.0, 1000.0];
-    const ABS: i64 = i64::MAX;
-    #[inline(always)]
-    unsafe fn scale(ki: V::Int) -> (V, V) {
-        // SAFETY: the caller's contract; each table has 8 entries, read as two
-        // vectors of 4 (`exp_v64` takes this table only for 4 lanes); `lookup2`
-        // reads only the low 3 bits of an index.
-        unsafe {
-            let t = |p: *const f64| V::lookup2(V::load(p), V::load(p.add(4)), ki);
-            let s = V::to_bits(t(EXP8_F64_SCALE.as_ptr().cast()));
-            let s = V::from_bits(V::Int::add(s, V::Int::shl::<49>(ki)));
-            (s, t(EXP8_F64_TAIL.as_ptr()))
+        impl<V: FloatVector<T = $t, Int: IntVector<T = $int>>> ExpTable<V> for $name {
+            const N: $t = $n as $t;
+            const N_LN2: $t = $n_ln2;
+            const LN2_N: [$t; 2] = $ln2_n;
+            const LN2: $t = $ln2;
+            const SHIFT: $t = $shift;
+            const LIM: [$t; 2] = $lim;
+            const ABS: $int = <$int>::MAX;
+            #[inline(always)]
+            unsafe fn scale(ki: V::Int) -> (V, V) {
+                // SAFETY: the caller's contract; each table has `$n` entries, read
+                // as two vectors of `$n / 2` (the callers take this table only
+                // for `2 N == $n` lanes); `lookup2` reads only the low bits of an
+                // index that address `2 N` entries.
+                unsafe {
+                    let t = |p: *const $t| V::lookup2(V::load(p), V::load(p.add($n / 2)), ki);
+                    let s = V::to_bits(t($scale.as_ptr().cast()));
+                    let s = V::from_bits(V::Int::add(s, V::Int::shl::<$sh>(ki)));
+                    (s, t($tail.as_ptr()))
+                }
+            }
+            #[inline(always)]
+            unsafe fn expm1(r: V) -> V {
+                // SAFETY: the caller's contract.
+                unsafe { exp_table_lookup2!(@$eval $poly, r) }
+            }
         }
-    }
-    #[inline(always)]
-    unsafe fn expm1(r: V) -> V {
-        // SAFETY: the caller's contract.
-        unsafe {
-            let r2 = V::mul(r, r);
-            let p = estrin_v(&EXP8_F64_POLY, &[r, r2, V::mul(r2, r2)]);
-            V::madd(r2, p, r)
-        }
-    }
+    };
+    (@horner $poly:ident, $r:ident) => {
+        V::madd(V::mul($r, $r), horner_v(&$poly, $r), $r)
+    };
+    (@estrin $poly:ident, $r:ident) => {{
+        let r2 = V::mul($r, $r);
+        V::madd(r2, estrin_v(&$poly, &[$r, r2, V::mul(r2, r2)]), $r)
+    }};
 }
 
-/// The 16-entry `f32` table where two vectors hold it (AVX2): each read is two
-/// `vpermps` and a blend ([`FloatVector::lookup2`]) where the 32-entry table
-/// takes a `vgatherdps`, and `|r| <= ln2/32` takes a degree-4 polynomial.
-struct Exp16F32;
-
-impl<V: FloatVector<T = f32, Int: IntVector<T = i32>>> ExpTable<V> for Exp16F32 {
-    const N: f32 = 16.0;
-    const N_LN2: f32 = EXP16_F32_N_LN2;
-    const LN2_N: [f32; 2] = [EXP16_F32_LN2_N_HI, EXP16_F32_LN2_N_LO];
-    const LN2: f32 = EXP2_F32_LN2;
-    const SHIFT: f32 = SHIFT_F32;
-    const LIM: [f32; 2] = [80.0, 120.0];
-    const ABS: i32 = i32::MAX;
-    #[inline(always)]
-    unsafe fn scale(ki: V::Int) -> (V, V) {
-        // SAFETY: the caller's contract; each table has 16 entries, read as two
-        // vectors of 8 (`exp_v32` takes this table only for 8 lanes); `lookup2`
-        // reads only the low 4 bits of an index.
-        unsafe {
-            let t = |p: *const f32| V::lookup2(V::load(p), V::load(p.add(8)), ki);
-            let s = V::to_bits(t(EXP16_F32_SCALE.as_ptr().cast()));
-            let s = V::from_bits(V::Int::add(s, V::Int::shl::<19>(ki)));
-            (s, t(EXP16_F32_TAIL.as_ptr()))
-        }
-    }
-    #[inline(always)]
-    unsafe fn expm1(r: V) -> V {
-        // SAFETY: the caller's contract.
-        unsafe { V::madd(V::mul(r, r), horner_v(&EXP16_F32_POLY, r), r) }
-    }
-}
+// f64 with `|r| <= ln2/16`: degree 8, by Estrin.
+#[rustfmt::skip]
+exp_table_lookup2!(Exp8F64: f64, bits i64 << 49, n 8, lim [700.0, 1000.0], shift SHIFT_F64,
+    ln2 EXP2_F64_LN2, n_ln2 EXP8_F64_N_LN2, ln2_n [EXP8_F64_LN2_N_HI, EXP8_F64_LN2_N_LO],
+    table EXP8_F64_SCALE EXP8_F64_TAIL, poly EXP8_F64_POLY by estrin);
+// f32 with `|r| <= ln2/32`: degree 4.
+#[rustfmt::skip]
+exp_table_lookup2!(Exp16F32: f32, bits i32 << 19, n 16, lim [80.0, 120.0], shift SHIFT_F32,
+    ln2 EXP2_F32_LN2, n_ln2 EXP16_F32_N_LN2, ln2_n [EXP16_F32_LN2_N_HI, EXP16_F32_LN2_N_LO],
+    table EXP16_F32_SCALE EXP16_F32_TAIL, poly EXP16_F32_POLY by horner);
 
 /// [`exp_f64`] and [`exp_f32`] (`B2` false) or their exp2 (`B2` true) over
 /// vectors with table `E`: the oracles' steps, the lanes that need the careful
