@@ -224,6 +224,57 @@ pub fn available_tiers() -> Vec<Tier> {
         .collect()
 }
 
+/// Whether this CPU runs a 512-bit operation as two 256-bit halves (AMD family
+/// 19h, Zen 4: its AVX-512 has half the multiply-add and permute throughput per
+/// instruction of Zen 5's or Intel's). Some paths measured on full-width cores lose
+/// there (`gemm`'s direct path for short A); they ask this.
+///
+/// ```
+/// // Only an AVX-512 x86 CPU can split its 512-bit operations.
+/// if ndsimd_kernels::dispatch::splits_512() {
+///     assert_eq!(ndsimd_kernels::dispatch::detected_tier(), ndsimd_kernels::dispatch::Tier::Avx512);
+/// }
+/// ```
+pub fn splits_512() -> bool {
+    static SPLITS: OnceLock<bool> = OnceLock::new();
+    *SPLITS.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (vendor, family) = x86_vendor_family();
+            splits_512_for(&vendor, family, detected_tier() == Tier::Avx512)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    })
+}
+
+/// [`splits_512`] for a CPUID vendor string, display family and AVX-512 tier:
+/// AMD family 19h is Zen 3 (no AVX-512) and Zen 4 (AVX-512 in halves); Zen 5 is 1Ah.
+fn splits_512_for(vendor: &[u8; 12], family: u32, avx512: bool) -> bool {
+    avx512 && vendor == b"AuthenticAMD" && family == 0x19
+}
+
+/// CPUID's vendor string and display family (base family plus extended family).
+#[cfg(target_arch = "x86_64")]
+fn x86_vendor_family() -> ([u8; 12], u32) {
+    use std::arch::x86_64::__cpuid;
+    // Leaves 0 and 1 exist on every x86-64 CPU.
+    let (l0, l1) = (__cpuid(0), __cpuid(1));
+    let mut vendor = [0u8; 12];
+    vendor[..4].copy_from_slice(&l0.ebx.to_le_bytes());
+    vendor[4..8].copy_from_slice(&l0.edx.to_le_bytes());
+    vendor[8..].copy_from_slice(&l0.ecx.to_le_bytes());
+    let base = (l1.eax >> 8) & 0xf;
+    let family = if base == 0xf {
+        base + ((l1.eax >> 20) & 0xff)
+    } else {
+        base
+    };
+    (vendor, family)
+}
+
 /// Cache sizes in bytes, as detected (with documented defaults when unknown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheInfo {
@@ -378,6 +429,25 @@ mod tests {
         assert_eq!(parse_cache_size(" 65536 "), Some(65536));
         for bad in ["", "K", "0K", "12X", "-1K", "1.5M", "99999999999999999999G"] {
             assert_eq!(parse_cache_size(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_zen_4_splits_its_512_bit_operations() {
+        let (amd, intel) = (b"AuthenticAMD", b"GenuineIntel");
+        assert!(splits_512_for(amd, 0x19, true));
+        assert!(!splits_512_for(amd, 0x19, false), "Zen 3: no AVX-512");
+        assert!(!splits_512_for(amd, 0x1a, true), "Zen 5: full width");
+        assert!(!splits_512_for(intel, 0x6, true));
+        #[cfg(target_arch = "x86_64")]
+        {
+            // Family 19h is 0xf plus an extended family of 0xa.
+            let (vendor, family) = x86_vendor_family();
+            assert!(family >= 6, "{family:#x}");
+            assert_eq!(
+                splits_512(),
+                splits_512_for(&vendor, family, detected_tier() == Tier::Avx512)
+            );
         }
     }
 

@@ -12,7 +12,8 @@ use crate::vector::avx512::{F32x16, F64x8};
 gemm_kernel!(F64_PLAIN, "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", f64, F64x8, 3 x 8, edge 2 x 4, direct 6 x 4 up to 256);
 // Short A (at most 16 rows) of any width: the direct path, 1.2-2.0x the packed
 // forms at 4-16 rows of 1024 x 4096, 1.02 at 24, 0.89 at 48 (f32: 1.15 at 24, 0.88
-// at 32); on AVX2 the direct path loses at every such shape (0.39-0.75).
+// at 32); on AVX2 the direct path loses at every such shape (0.39-0.75), and so it
+// does on Zen 4's split 512-bit operations (0.55-0.78: `dispatch::splits_512`).
 const SHORT_ROWS: usize = 16;
 pub(crate) const F64: crate::gemm::table::Kernel<f64> = crate::gemm::table::Kernel {
     gather8: Some(crate::gemm::gather::x86::f64x8),

@@ -214,7 +214,8 @@ pub(crate) fn choose<T: GemmElement>(
 /// Whether the direct path takes a product of `volume` multiply-adds in its form
 /// `fm x fn_` (B's and C's rows contiguous): small products, and any k when C has
 /// at most one register block of columns, or two and few rows, or (where the tier
-/// sets `direct_short_rows`) few rows at any width.
+/// sets `direct_short_rows`) few rows at any width, except on a CPU that splits
+/// its 512-bit operations (Zen 4), where the packed forms were 1.3-1.8x faster.
 fn direct_takes<T>(
     kern: &Kernel<T>,
     tuning: &Tuning,
@@ -225,7 +226,7 @@ fn direct_takes<T>(
     let [dr, dw] = kern.direct_tile;
     let narrow = fn_ <= dw
         || (fn_ <= 2 * dw && fm <= DIRECT_NARROW_ROWS * dr)
-        || fm <= kern.direct_short_rows;
+        || (fm <= kern.direct_short_rows && !crate::dispatch::splits_512());
     let default = tuning.small_path.is_none()
         && volume > SMALL_MAX
         && fn_ >= kern.lanes
@@ -401,7 +402,8 @@ mod tests {
     use super::*;
 
     /// Short A of any width takes the direct path where the tier sets
-    /// `direct_short_rows` (AVX-512), not on AVX2, and taller A stays packed.
+    /// `direct_short_rows` (AVX-512) unless the CPU splits 512-bit operations, not
+    /// on AVX2, and taller A stays packed.
     #[test]
     fn short_a_takes_the_direct_path_where_the_tier_sets_it() {
         let (k, n) = (1024, 4096);
@@ -433,7 +435,8 @@ mod tests {
             )
         };
         let avx512 = &crate::gemm::avx512::F64;
-        assert!(direct(avx512, 4) && direct(avx512, 16));
+        let short = !crate::dispatch::splits_512();
+        assert!(direct(avx512, 4) == short && direct(avx512, 16) == short);
         assert!(!direct(avx512, 17) && !direct(avx512, 48));
         assert!(!direct(&crate::gemm::avx2::F64, 16));
     }
