@@ -21,7 +21,7 @@ int main(){
   V a[8], c8[8], b=_mm512_set1_pd(1.0000001), c=_mm512_set1_pd(1e-9), t0=_mm512_set1_pd(0.5),t1=_mm512_set1_pd(0.25);
   __m512i idx=_mm512_set1_epi64(3), ii[8]; __mmask8 m[8];
   for(int i=0;i<8;i++){ a[i]=_mm512_set1_pd(1.0+i); c8[i]=_mm512_set1_pd(2.0+i); ii[i]=_mm512_set1_epi64(i); m[i]=i;}
-  double t, s, base;
+  double t, s;
   V x=a[0]; t=now(); for(long i=0;i<N;i++){ x=_mm512_add_pd(x,c);} s=now()-t; sink=_mm512_reduce_add_pd(x);
   double ghz = 3.0/(s/N*1e9);
   printf("add chain %.3f ns -> %.2f GHz if latency 3\n", s/N*1e9, ghz);
