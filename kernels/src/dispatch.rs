@@ -252,6 +252,7 @@ pub fn splits_512() -> bool {
 
 /// [`splits_512`] for a CPUID vendor string, display family and AVX-512 tier:
 /// AMD family 19h is Zen 3 (no AVX-512) and Zen 4 (AVX-512 in halves); Zen 5 is 1Ah.
+#[cfg(any(target_arch = "x86_64", test))]
 fn splits_512_for(vendor: &[u8; 12], family: u32, avx512: bool) -> bool {
     avx512 && vendor == b"AuthenticAMD" && family == 0x19
 }

@@ -64,14 +64,30 @@ fn batch_matches_single<T: Elem>() {
             ),
             (vec![1000], vec![false], vec![false]),
         ] {
-            for (m, n, k) in [(1, 1, 1), (8, 8, 8), (3, 17, 5), (16, 16, 16), (33, 9, 40)] {
+            for (m, n, k) in [
+                (1, 1, 1),
+                (8, 8, 8),
+                (3, 7, 5),
+                (8, 1, 2),
+                (3, 17, 5),
+                (16, 16, 16),
+                (33, 9, 40),
+            ] {
                 if batch == [1000] && m > 16 {
                     continue;
                 }
                 let count: usize = batch.iter().product();
-                for (col, beta, threads) in [(false, 0.0, 1), (true, -0.5, 2), (false, 1.0, 2)] {
+                // `col`: A and C by columns, B by rows, or the other way round;
+                // `same`: B as A (all row-major: the tiny kernels' layout).
+                for (col, same, beta, threads) in [
+                    (false, false, 0.0, 1),
+                    (true, false, -0.5, 2),
+                    (false, false, 1.0, 2),
+                    (false, true, 0.0, 1),
+                    (false, true, -0.5, 2),
+                ] {
                     let la = lay(&batch, &a_b, m, k, col, 1);
-                    let lb = lay(&batch, &b_b, k, n, !col, 0);
+                    let lb = lay(&batch, &b_b, k, n, col == same, 0);
                     let lc = lay(&batch, &vec![false; batch.len()], m, n, col, 2);
                     let av: Vec<T> = (0..la.len).map(|_| random(&mut rng)).collect();
                     let bv: Vec<T> = (0..lb.len).map(|_| random(&mut rng)).collect();
@@ -103,7 +119,7 @@ fn batch_matches_single<T: Elem>() {
                     let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
                     assert!(
                         bits(&c) == bits(&want),
-                        "{} batch {batch:?} {m}x{n}x{k} col {col} beta {beta} threads {threads}",
+                        "{} batch {batch:?} {m}x{n}x{k} col {col} same {same} beta {beta} threads {threads}",
                         T::NAME
                     );
                 }
