@@ -238,12 +238,13 @@ pub fn available_tiers() -> Vec<Tier> {
 pub fn splits_512() -> bool {
     static SPLITS: OnceLock<bool> = OnceLock::new();
     *SPLITS.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
+        // Miri runs no CPUID (inline assembly); it detects no AVX-512 either.
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         {
             let (vendor, family) = x86_vendor_family();
             splits_512_for(&vendor, family, detected_tier() == Tier::Avx512)
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
         {
             false
         }
@@ -252,13 +253,13 @@ pub fn splits_512() -> bool {
 
 /// [`splits_512`] for a CPUID vendor string, display family and AVX-512 tier:
 /// AMD family 19h is Zen 3 (no AVX-512) and Zen 4 (AVX-512 in halves); Zen 5 is 1Ah.
-#[cfg(any(target_arch = "x86_64", test))]
+#[cfg(any(all(target_arch = "x86_64", not(miri)), test))]
 fn splits_512_for(vendor: &[u8; 12], family: u32, avx512: bool) -> bool {
     avx512 && vendor == b"AuthenticAMD" && family == 0x19
 }
 
 /// CPUID's vendor string and display family (base family plus extended family).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn x86_vendor_family() -> ([u8; 12], u32) {
     use std::arch::x86_64::__cpuid;
     // Leaves 0 and 1 exist on every x86-64 CPU.
@@ -440,7 +441,7 @@ mod tests {
         assert!(!splits_512_for(amd, 0x19, false), "Zen 3: no AVX-512");
         assert!(!splits_512_for(amd, 0x1a, true), "Zen 5: full width");
         assert!(!splits_512_for(intel, 0x6, true));
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         {
             // Family 19h is 0xf plus an extended family of 0xa.
             let (vendor, family) = x86_vendor_family();
