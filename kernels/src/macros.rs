@@ -93,18 +93,24 @@ macro_rules! autovec_fma {
 /// FMA), [`crate::generic`] instantiated with the vectors of the [`crate::vector::Isa`]
 /// `$isa`.
 macro_rules! handwritten_floats {
-    ($feature:literal, $isa:ty, $dot:ident) => {
-        handwritten_floats!(@sum $feature, $isa);
+    // `streamed: $narrow, when: $past`: `sum` and `dot` of operands of `bytes` for which
+    // `$past(bytes)` holds take the kernels of module `$narrow` instead.
+    ($feature:literal, $isa:ty, $dot:ident $(, streamed: $narrow:path, when: $past:path)?) => {
+        handwritten_floats!(@sum $feature, $isa $(, $narrow, $past)?);
         handwritten_floats!(@reduce $feature, $isa, prod, sum -> T, true);
         handwritten_floats!(@reduce $feature, $isa, max, max -> Option<T>, true);
         handwritten_floats!(@reduce $feature, $isa, min, max -> Option<T>, false);
         handwritten_floats!(@reduce $feature, $isa, argmax, argmax -> Option<usize>, true);
         handwritten_floats!(@reduce $feature, $isa, argmin, argmax -> Option<usize>, false);
-        handwritten_floats!(@dot $feature, $isa, $dot);
+        handwritten_floats!(@dot $feature, $isa, $dot $(, $narrow, $past)?);
     };
-    (@sum $feature:literal, $isa:ty) => {
+    (@sum $feature:literal, $isa:ty $(, $narrow:path, $past:path)?) => {
         #[doc = concat!("`scalar::sum`, hand-written (`generic::sum`, one block `generic::sum_block`) with `", $feature, "`.")]
         pub fn sum<T: $crate::vector::Element>(a: &[T]) -> T {
+            $(if $past(core::mem::size_of_val(a)) {
+                use $narrow as narrow;
+                return narrow::sum(a);
+            })?
             #[target_feature(enable = $feature)]
             fn with_feature<T: $crate::vector::Element>(a: &[T]) -> T {
                 // SAFETY: the ISA's features are enabled here.
@@ -128,10 +134,14 @@ macro_rules! handwritten_floats {
             }
         }
     };
-    (@dot $feature:literal, $isa:ty, $dot:ident) => {
+    (@dot $feature:literal, $isa:ty, $dot:ident $(, $narrow:path, $past:path)?) => {
         #[doc = concat!("`scalar::", stringify!($dot), "`, hand-written (`generic::",
             stringify!($dot), "`) with `", $feature, "`.")]
         pub fn dot<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
+            $(if $past(2 * core::mem::size_of_val(a)) {
+                use $narrow as narrow;
+                return narrow::dot(a, b);
+            })?
             #[target_feature(enable = $feature)]
             fn with_feature<T: $crate::vector::Element>(a: &[T], b: &[T]) -> T {
                 // SAFETY: the ISA's features are enabled here.

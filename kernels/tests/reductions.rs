@@ -31,8 +31,11 @@ fn lengths<T: TestFloat>() -> Vec<usize> {
     let blocks = [
         5, 7, 8, 9, 14, 16, 19, 23, 24, 31, 33, 63, 64, 65, 71, 72, 73, 127, 128, 130, 213,
     ];
+    // Past L2: where a tier may hand `sum` and `dot` to another tier's loop (the
+    // AVX-512 tier on Zen 4, `streams_past_l2`).
+    let past_l2 = (ndsimd_kernels::cache_info().l2 / 2048 + 3) * b - 5;
     (0..=3 * T::LANES + 3)
-        .chain([1000, 4099, 3 * 8192 + 77])
+        .chain([1000, 4099, 3 * 8192 + 77, past_l2])
         .chain(blocks.iter().flat_map(|&k| [k * b, k * b - 5]))
         .collect()
 }

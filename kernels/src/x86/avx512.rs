@@ -5,7 +5,8 @@
 //! (below). The float reductions, whose oracles LLVM vectorises poorly or
 //! not at all (`sum`, `prod`, `dot`, `max`, `min`, `argmax`, `argmin`), are
 //! [`crate::generic`]'s algorithms over [`crate::vector::avx512`]'s 512-bit vectors,
-//! as at the AVX2 tier over 256-bit ones.
+//! as at the AVX2 tier over 256-bit ones; on Zen 4, `sum` and `dot` past L2 are
+//! AVX2's (`streams_past_l2`).
 //!
 //! `nth_byte` is the AVX2 tier's own function (detection admits this tier only with
 //! AVX2 present). `count_byte` is this tier's own for hays up to L2's size and
@@ -80,7 +81,22 @@ autovec_unary!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; neg, abs);
 pub use super::avx2::{div, sqrt};
 autovec_cmp!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"; eq, ne, lt, le, gt, ge);
 autovec_fma!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma");
-handwritten_floats!("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma", Avx512, dot);
+handwritten_floats!(
+    "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma",
+    Avx512,
+    dot,
+    streamed: super::avx2, when: streams_past_l2
+);
+
+/// Whether `sum` and `dot` of operands of `bytes` take the AVX2 tier's kernels (the
+/// same bits): past L2 on a CPU that splits 512-bit operations. On Zen 4 the 512-bit
+/// reductions read L3 and memory 15-60% slower than AVX2's (equal up to L2); plain
+/// 512-bit loops in C stream as fast as 256-bit ones, so it is the order in which
+/// LLVM schedules our block's loads (docs/design.md#kernels-and-dispatch).
+#[inline]
+fn streams_past_l2(bytes: usize) -> bool {
+    bytes > crate::cache_info().l2 && crate::dispatch::splits_512()
+}
 pub use super::avx2::nth_byte;
 
 /// `scalar::count_byte` over 64-byte vectors (`generic::count_byte` over [`Bytes`]):
