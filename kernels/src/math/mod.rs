@@ -679,7 +679,7 @@ macro_rules! exp_table32 {
             #[inline(always)]
             unsafe fn expm1(r: V) -> V {
                 // SAFETY: the caller's contract.
-                unsafe { V::madd(V::mul(r, r), horner_v(&$poly, r), r) }
+                unsafe { expm1_horner(&$poly, r) }
             }
         }
     };
@@ -759,7 +759,33 @@ impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 
     #[inline(always)]
     unsafe fn expm1(r: V) -> V {
         // SAFETY: the caller's contract.
-        unsafe { V::madd(V::mul(r, r), horner_v(&EXP16_F64_POLY, r), r) }
+        unsafe { expm1_horner(&EXP16_F64_POLY, r) }
+    }
+}
+
+/// `r + r² p(r)`, `p` of coefficients `poly` by Horner's rule: the tables'
+/// `expm1` on the reduced argument, the form with the fewest multiplies (on Zen 4
+/// the multiply-add pipe bounds exp; docs/design.md).
+///
+/// # Safety
+/// `V`'s features are present.
+#[inline(always)]
+unsafe fn expm1_horner<V: FloatVector>(poly: &[V::T], r: V) -> V {
+    // SAFETY: the caller's contract.
+    unsafe { V::madd(V::mul(r, r), horner_v(poly, r), r) }
+}
+
+/// [`expm1_horner`] by Estrin's scheme: a shorter dependency chain for the higher
+/// degrees, one multiply more.
+///
+/// # Safety
+/// `V`'s features are present.
+#[inline(always)]
+unsafe fn expm1_estrin<V: FloatVector>(poly: &[V::T], r: V) -> V {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let r2 = V::mul(r, r);
+        V::madd(r2, estrin_v(poly, &[r, r2, V::mul(r2, r2)]), r)
     }
 }
 
@@ -767,14 +793,14 @@ impl<V: FloatVector<T = f64, Int: IntVector<T = i64>>> ExpTable<V> for Exp16F64 
 /// (AVX2), each read one [`FloatVector::lookup2`] (two `vpermps` and a blend)
 /// where the 32-entry table takes a gather; an entry's bits plus `k << $sh` (the
 /// mantissa's bits less `log2 $n`) are `2^(k/$n)`'s. `expm1(r)` on
-/// `|r| <= ln2/2$n` by `$eval` (Horner's rule or Estrin's scheme); the other items
-/// as [`ExpTable`] names them.
+/// `|r| <= ln2/2$n` by `$eval` ([`expm1_horner`] or [`expm1_estrin`]); the other
+/// items as [`ExpTable`] names them.
 macro_rules! exp_table_lookup2 {
     ($name:ident: $t:ty, bits $int:ident << $sh:literal, n $n:literal, lim $lim:expr,
      shift $shift:ident, ln2 $ln2:ident, n_ln2 $n_ln2:ident, ln2_n $ln2_n:expr,
      table $scale:ident $tail:ident, poly $poly:ident by $eval:ident) => {
         #[doc = concat!("The ", stringify!($n), "-entry `", stringify!($t),
-            "` table where two vectors hold it (AVX2), read by `lookup2`.")]
+                    "` table where two vectors hold it (AVX2), read by `lookup2`.")]
         struct $name;
 
         impl<V: FloatVector<T = $t, Int: IntVector<T = $int>>> ExpTable<V> for $name {
@@ -801,29 +827,22 @@ macro_rules! exp_table_lookup2 {
             #[inline(always)]
             unsafe fn expm1(r: V) -> V {
                 // SAFETY: the caller's contract.
-                unsafe { exp_table_lookup2!(@$eval $poly, r) }
+                unsafe { $eval(&$poly, r) }
             }
         }
     };
-    (@horner $poly:ident, $r:ident) => {
-        V::madd(V::mul($r, $r), horner_v(&$poly, $r), $r)
-    };
-    (@estrin $poly:ident, $r:ident) => {{
-        let r2 = V::mul($r, $r);
-        V::madd(r2, estrin_v(&$poly, &[$r, r2, V::mul(r2, r2)]), $r)
-    }};
 }
 
 // f64 with `|r| <= ln2/16`: degree 8, by Estrin.
 #[rustfmt::skip]
 exp_table_lookup2!(Exp8F64: f64, bits i64 << 49, n 8, lim [700.0, 1000.0], shift SHIFT_F64,
     ln2 EXP2_F64_LN2, n_ln2 EXP8_F64_N_LN2, ln2_n [EXP8_F64_LN2_N_HI, EXP8_F64_LN2_N_LO],
-    table EXP8_F64_SCALE EXP8_F64_TAIL, poly EXP8_F64_POLY by estrin);
+    table EXP8_F64_SCALE EXP8_F64_TAIL, poly EXP8_F64_POLY by expm1_estrin);
 // f32 with `|r| <= ln2/32`: degree 4.
 #[rustfmt::skip]
 exp_table_lookup2!(Exp16F32: f32, bits i32 << 19, n 16, lim [80.0, 120.0], shift SHIFT_F32,
     ln2 EXP2_F32_LN2, n_ln2 EXP16_F32_N_LN2, ln2_n [EXP16_F32_LN2_N_HI, EXP16_F32_LN2_N_LO],
-    table EXP16_F32_SCALE EXP16_F32_TAIL, poly EXP16_F32_POLY by horner);
+    table EXP16_F32_SCALE EXP16_F32_TAIL, poly EXP16_F32_POLY by expm1_horner);
 
 /// [`exp_f64`] and [`exp_f32`] (`B2` false) or their exp2 (`B2` true) over
 /// vectors with table `E`: the oracles' steps, the lanes that need the careful
