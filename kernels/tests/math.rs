@@ -920,7 +920,8 @@ fn shift_sum<T: MathFloat>() {
     each_tier(|tier| {
         let t = T::table_for(tier).unwrap();
         let k = t.exp_shift_sum.get();
-        for len in 0..=MAX_LEN {
+        // Past the kernel's blocks of 16 vectors too (the sum reads each block back).
+        for len in (0..=MAX_LEN).chain([2 * 16 * W + 5, 3 * 16 * W + 11]) {
             for skew in 0..W.min(8) {
                 // Finite rows (softmax shifts by a finite maximum).
                 let buf: Vec<T> = (0..len + skew)

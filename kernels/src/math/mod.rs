@@ -799,8 +799,7 @@ macro_rules! exp_table_lookup2 {
     ($name:ident: $t:ty, bits $int:ident << $sh:literal, n $n:literal, lim $lim:expr,
      shift $shift:ident, ln2 $ln2:ident, n_ln2 $n_ln2:ident, ln2_n $ln2_n:expr,
      table $scale:ident $tail:ident, poly $poly:ident by $eval:ident) => {
-        #[doc = concat!("The ", stringify!($n), "-entry `", stringify!($t),
-                    "` table where two vectors hold it (AVX2), read by `lookup2`.")]
+        #[doc = concat!("The ", stringify!($n), "-entry `", stringify!($t), "` table in two vectors.")]
         struct $name;
 
         impl<V: FloatVector<T = $t, Int: IntVector<T = $int>>> ExpTable<V> for $name {
@@ -1180,6 +1179,47 @@ impl Math for f32 {
 /// The CPU has `I`'s features; `a` is valid for `n` reads and `out` for `n` writes.
 #[inline(always)]
 pub(crate) unsafe fn map_raw<T: Math, I: Isa, const OP: u8>(a: *const T, out: *mut T, n: usize) {
+    // SAFETY: the caller's contract.
+    unsafe { map_blocks::<T, I, OP, false>(a, T::ZERO, out, n) };
+}
+
+/// `out[i] = op(a[i] - s)` for `n` elements, returning the sum of the results:
+/// softmax's shifted `exp` and its row sum in one pass while the row is in
+/// cache. Each `out[i]` has [`map_raw`]'s bits for the input `a[i] - s` (the
+/// subtraction is exact IEEE in both); the sum adds lane-wise partial sums in
+/// index order, then the lanes in order, then the tail, so it differs from a
+/// sequential sum by rounding only (all within `n` ε of it for results of one
+/// sign).
+///
+/// # Safety
+/// The CPU has `I`'s features; `a` is valid for `n` reads and `out` for `n`
+/// writes (`out` may be `a` itself, not otherwise overlap it).
+#[inline(always)]
+pub(crate) unsafe fn map_shift_sum_raw<T: Math, I: Isa, const OP: u8>(
+    a: *const T,
+    s: T,
+    out: *mut T,
+    n: usize,
+) -> T {
+    // SAFETY: the caller's contract.
+    unsafe { map_blocks::<T, I, OP, true>(a, s, out, n) }
+}
+
+/// [`map_raw`] (`SHIFT_SUM` false: `s` unused, the sum `-0`) or
+/// [`map_shift_sum_raw`]. Blocks of `BLOCK` vectors: a vector with a special
+/// lane is kept aside (its input: `out` may be `a`) and patched after its block,
+/// so the hot loop makes no call (see `Raw`); the sum then reads the block's
+/// results back from L1, patched.
+///
+/// # Safety
+/// As [`map_shift_sum_raw`].
+#[inline(always)]
+unsafe fn map_blocks<T: Math, I: Isa, const OP: u8, const SHIFT_SUM: bool>(
+    a: *const T,
+    s: T,
+    out: *mut T,
+    n: usize,
+) -> T {
     let w = <T::Vector<I> as Vector>::N;
     let mut i = 0;
     // SAFETY: `i + w <= n` for every full vector; a block has at most `BLOCK`
@@ -1187,18 +1227,24 @@ pub(crate) unsafe fn map_raw<T: Math, I: Isa, const OP: u8>(a: *const T, out: *m
     // kept aside at `h * w`; the tail goes through `buf`, which holds `MAX_LANES`
     // lanes; the caller's contract for the features.
     unsafe {
-        // Blocks of `BLOCK` vectors: a vector with a special lane is kept aside
-        // (its input: `out` may be `a`) and patched after its block, so the hot
-        // loop makes no call (see `Raw`).
+        let sv = <T::Vector<I> as Vector>::splat(s);
+        let load = |p: *const T| {
+            let x = <T::Vector<I> as Vector>::load(p);
+            if SHIFT_SUM {
+                <T::Vector<I> as FloatVector>::sub(x, sv)
+            } else {
+                x
+            }
+        };
+        let mut acc = <T::Vector<I> as FloatVector>::zero();
         const BLOCK: usize = 16;
         let mut kept = [T::PAD; BLOCK * MAX_LANES];
         let mut at = [0usize; BLOCK];
         while i + w <= n {
-            let end = i + w * BLOCK.min((n - i) / w);
+            let (first, end) = (i, i + w * BLOCK.min((n - i) / w));
             let mut hits = 0;
             while i + 2 * w <= end {
-                let x0 = <T::Vector<I> as Vector>::load(a.add(i));
-                let x1 = <T::Vector<I> as Vector>::load(a.add(i + w));
+                let (x0, x1) = (load(a.add(i)), load(a.add(i + w)));
                 let (y0, s0) = T::kernel_raw::<I, OP>(x0);
                 let (y1, s1) = T::kernel_raw::<I, OP>(x1);
                 y0.store(out.add(i));
@@ -1219,7 +1265,7 @@ pub(crate) unsafe fn map_raw<T: Math, I: Isa, const OP: u8>(a: *const T, out: *m
                 i += 2 * w;
             }
             while i < end {
-                let x = <T::Vector<I> as Vector>::load(a.add(i));
+                let x = load(a.add(i));
                 let (y, special) = T::kernel_raw::<I, OP>(x);
                 y.store(out.add(i));
                 if special.is_some_and(|m| <T::Vector<I> as FloatVector>::any(m)) {
@@ -1233,65 +1279,36 @@ pub(crate) unsafe fn map_raw<T: Math, I: Isa, const OP: u8>(a: *const T, out: *m
                 let x = <T::Vector<I> as Vector>::load(kept.as_ptr().add(h * w));
                 T::kernel::<I, OP>(x).store(out.add(j));
             }
+            if SHIFT_SUM {
+                let mut j = first;
+                while j < end {
+                    let y = <T::Vector<I> as Vector>::load(out.add(j));
+                    acc = <T::Vector<I> as FloatVector>::add(acc, y);
+                    j += w;
+                }
+            }
         }
-        if i < n {
-            let mut buf = [T::PAD; MAX_LANES];
-            core::ptr::copy_nonoverlapping(a.add(i), buf.as_mut_ptr(), n - i);
-            let x = <T::Vector<I> as Vector>::load(buf.as_ptr());
-            T::kernel::<I, OP>(x).store(buf.as_mut_ptr());
-            core::ptr::copy_nonoverlapping(buf.as_ptr(), out.add(i), n - i);
-        }
-    }
-}
-
-/// `out[i] = op(a[i] - s)` for `n` elements, returning the sum of the results:
-/// softmax's shifted `exp` and its row sum in one pass while the row is in
-/// registers. Each `out[i]` has [`map_raw`]'s bits for the input `a[i] - s`
-/// (the subtraction is exact IEEE in both); the sum adds lane-wise partial sums,
-/// then the lanes in order, then the tail, so it differs from a sequential sum
-/// by rounding only (all within `n` ε of it for results of one sign).
-///
-/// # Safety
-/// The CPU has `I`'s features; `a` is valid for `n` reads and `out` for `n`
-/// writes (`out` may be `a` itself, not otherwise overlap it).
-#[inline(always)]
-pub(crate) unsafe fn map_shift_sum_raw<T: Math, I: Isa, const OP: u8>(
-    a: *const T,
-    s: T,
-    out: *mut T,
-    n: usize,
-) -> T {
-    let w = <T::Vector<I> as Vector>::N;
-    let mut i = 0;
-    // SAFETY: as in `map_raw` (full vectors at `i + w <= n`, the tail through
-    // `buf` of `MAX_LANES >= w` lanes, the caller's contract for the features).
-    unsafe {
-        let sv = <T::Vector<I> as Vector>::splat(s);
-        let mut acc = <T::Vector<I> as FloatVector>::zero();
-        while i + w <= n {
-            let x =
-                <T::Vector<I> as FloatVector>::sub(<T::Vector<I> as Vector>::load(a.add(i)), sv);
-            let y = T::kernel::<I, OP>(x);
-            y.store(out.add(i));
-            acc = <T::Vector<I> as FloatVector>::add(acc, y);
-            i += w;
-        }
-        let mut buf = [T::PAD; MAX_LANES];
-        acc.store(buf.as_mut_ptr());
         let mut sum = T::NEG_ZERO;
-        for &v in &buf[..w] {
-            sum = sum + v;
+        if SHIFT_SUM {
+            let mut buf = [T::PAD; MAX_LANES];
+            acc.store(buf.as_mut_ptr());
+            for &v in &buf[..w] {
+                sum = sum + v;
+            }
         }
         if i < n {
             let mut buf = [T::PAD; MAX_LANES];
             for (k, b) in buf[..n - i].iter_mut().enumerate() {
-                *b = *a.add(i + k) - s;
+                let v = *a.add(i + k);
+                *b = if SHIFT_SUM { v - s } else { v };
             }
             let x = <T::Vector<I> as Vector>::load(buf.as_ptr());
             T::kernel::<I, OP>(x).store(buf.as_mut_ptr());
             core::ptr::copy_nonoverlapping(buf.as_ptr(), out.add(i), n - i);
-            for &v in &buf[..n - i] {
-                sum = sum + v;
+            if SHIFT_SUM {
+                for &v in &buf[..n - i] {
+                    sum = sum + v;
+                }
             }
         }
         sum
