@@ -512,6 +512,55 @@ fn every_length_and_alignment_at_every_tier() {
     lengths::<f32>();
 }
 
+/// Each element's result whatever the output's place against the input (the
+/// kernels take the vectors in descending order where `out` starts a little past
+/// the input modulo 4 KiB): `map` over several blocks of 16 vectors and a tail,
+/// edge inputs among them, with the output 0 to 4 KiB past the input, against
+/// the one-element call of each element (the same vector path, padded).
+fn placement<T: MathFloat>() {
+    let size = std::mem::size_of::<T>();
+    let n = 3 * 16 * W + 5;
+    let page = 4096 / size;
+    let base = n.div_ceil(page) * page;
+    let mut buf = vec![T::ZERO; base + 2 * page + n];
+    let mut rng = XorShift(0x0ff5_e7ba_c4a1_1a5e);
+    each_tier(|tier| {
+        let t = T::table_for(tier).unwrap();
+        for name in NAMES {
+            let k = op(t, name);
+            let xs: Vec<T> = (0..n).map(|_| input(name, &mut rng)).collect();
+            let want: Vec<T> = xs
+                .iter()
+                .map(|&x| {
+                    let mut o = [T::ZERO];
+                    (k.map)(&[x], &mut o);
+                    o[0]
+                })
+                .collect();
+            for gap in [0, 8, 48, 64, 128, 192, 256, 448, 504, 512, 2048, 4032, 4088] {
+                let (x, rest) = buf.split_at_mut(base);
+                x[..n].copy_from_slice(&xs);
+                let at = gap / size;
+                let out = &mut rest[at..at + n];
+                (k.map)(&x[..n], out);
+                for (i, (g, w)) in out.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        g.bits(),
+                        w.bits(),
+                        "{tier:?} {name} output {gap} B past the input mod 4 KiB, [{i}]"
+                    );
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn results_do_not_depend_on_the_output_place() {
+    placement::<f64>();
+    placement::<f32>();
+}
+
 /// Slices that end at or start right after a PROT_NONE page: a read or write one
 /// element too far kills the test.
 #[cfg(unix)]
