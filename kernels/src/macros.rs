@@ -107,10 +107,6 @@ macro_rules! handwritten_floats {
     (@sum $feature:literal, $isa:ty $(, $narrow:path, $past:path)?) => {
         #[doc = concat!("`scalar::sum`, hand-written (`generic::sum`, one block `generic::sum_block`) with `", $feature, "`.")]
         pub fn sum<T: $crate::vector::Element>(a: &[T]) -> T {
-            $(if $past(core::mem::size_of_val(a)) {
-                use $narrow as narrow;
-                return narrow::sum(a);
-            })?
             #[target_feature(enable = $feature)]
             fn with_feature<T: $crate::vector::Element>(a: &[T]) -> T {
                 // SAFETY: the ISA's features are enabled here.
@@ -122,16 +118,19 @@ macro_rules! handwritten_floats {
                 // at most one block.
                 unsafe { $crate::generic::sum_block::<T::Vector<$isa>>(a) }
             }
-            // SAFETY: reachable only through a table handed out when the CPU has this
-            // tier, so every feature either function enables is present (see
-            // `macros.rs`); `one_block` gets at most one block.
-            unsafe {
-                if a.len() <= $crate::scalar::block_len::<T>() {
-                    one_block(a)
-                } else {
-                    with_feature(a)
-                }
+            if a.len() <= $crate::scalar::block_len::<T>() {
+                // SAFETY: reachable only through a table handed out when the CPU has
+                // this tier, so every feature it enables is present (see
+                // `macros.rs`); `a` is at most one block.
+                return unsafe { one_block(a) };
             }
+            // Past one block only: a one-block sum never streams.
+            $(if $past(core::mem::size_of_val(a)) {
+                use $narrow as narrow;
+                return narrow::sum(a);
+            })?
+            // SAFETY: as for `one_block`.
+            unsafe { with_feature(a) }
         }
     };
     (@dot $feature:literal, $isa:ty, $dot:ident $(, $narrow:path, $past:path)?) => {
